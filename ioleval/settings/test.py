@@ -1,0 +1,15 @@
+"""Settings for the test suite: fast hashing, eager Celery unless a broker is given."""
+
+from __future__ import annotations
+
+from .base import *  # noqa: F403
+from .base import env
+
+DEBUG = False
+SECRET_KEY = env("DJANGO_SECRET_KEY", default="test-only-not-secret")
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+ALLOWED_HOSTS = ["*"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

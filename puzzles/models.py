@@ -1,0 +1,178 @@
+"""The problem set: competitions, problems, tasks with answer keys, systems and their outputs."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from simple_history.models import HistoricalRecords
+
+
+class Competition(models.Model):
+    slug = models.SlugField(max_length=80, unique=True)
+    name = models.CharField(max_length=200)
+    year = models.PositiveIntegerField(null=True, blank=True)
+    total_points = models.DecimalField(max_digits=7, decimal_places=2, default=Decimal("100"))
+    gold_threshold = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
+    silver_threshold = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
+    bronze_threshold = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
+    honourable_mention_threshold = models.DecimalField(
+        max_digits=7, decimal_places=2, null=True, blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-year", "slug"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Problem(models.Model):
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="problems")
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=200, blank=True)
+    language = models.CharField(max_length=120, blank=True)
+    points = models.DecimalField(max_digits=6, decimal_places=2, default=Decimal("20"))
+    context = models.TextField(blank=True, help_text="The problem's data, as given to contestants.")
+
+    class Meta:
+        ordering = ["competition", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "number"], name="problem_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Problem {self.number}" + (f": {self.title}" if self.title else "")
+
+
+class Task(models.Model):
+    class TaskType(models.TextChoices):
+        TRANSLATION = "translation", "translation"
+        FILL_BLANKS = "fill_blanks", "fill in the blanks"
+        MATCH_LETTERS = "match_letters", "match letters"
+        TEXT_TO_NUM = "text_to_num", "text to number"
+        NUM_TO_TEXT = "num_to_text", "number to text"
+        EXPLANATION = "explanation", "explanation"
+
+    class EvalType(models.TextChoices):
+        SINGLE = "single", "single answer"
+        MULTI = "multi", "alternatives"
+
+    class Split(models.TextChoices):
+        PUBLIC = "public", "public"
+        PRIVATE = "private", "private"
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="tasks")
+    external_id = models.CharField(max_length=64)
+    number = models.PositiveIntegerField()
+    query = models.TextField(blank=True)
+    task_type = models.CharField(max_length=20, choices=TaskType.choices)
+    eval_type = models.CharField(max_length=10, choices=EvalType.choices, default=EvalType.SINGLE)
+    split = models.CharField(max_length=10, choices=Split.choices, default=Split.PUBLIC)
+    weight = models.FloatField(default=1.0, help_text="The task's points in the aggregate.")
+    work_lang = models.CharField(max_length=40, blank=True)
+    task_lang = models.CharField(max_length=120, blank=True)
+    # One list of accepted alternatives per item: [["a", "b"], ["c"]].
+    answer_key = models.JSONField(default=list)
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["problem__number", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["problem", "external_id"], name="task_unique_external_id"),
+            models.UniqueConstraint(fields=["problem", "number"], name="task_unique_number"),
+            models.CheckConstraint(condition=models.Q(weight__gte=0), name="task_weight_nonnegative"),
+        ]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+    @property
+    def n_items(self) -> int:
+        return len(self.answer_key)
+
+
+class System(models.Model):
+    class Tier(models.TextChoices):
+        BASELINE = "baseline", "baseline"
+        CHALLENGE = "challenge", "challenge submission"
+        FRONTIER = "frontier", "frontier model"
+        OPEN = "open", "open model"
+        ENSEMBLE = "ensemble", "ensemble"
+        OTHER = "other", "other"
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="systems")
+    name = models.CharField(max_length=200)
+    team = models.CharField(max_length=200, blank=True)
+    tier = models.CharField(max_length=20, choices=Tier.choices, default=Tier.OTHER)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["competition", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "name"], name="system_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Output(models.Model):
+    class Source(models.TextChoices):
+        SUBMISSION = "submission", "submission (id, pred)"
+        MODEL_TEXT = "model_text", "free model text"
+
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="outputs")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="outputs")
+    source = models.CharField(max_length=20, choices=Source.choices, default=Source.SUBMISSION)
+    raw_text = models.TextField(blank=True, help_text="The answer text as received.")
+    # The competition parser's items (before extraction) and the extractor's items (after).
+    parsed_items = models.JSONField(default=list)
+    extracted_items = models.JSONField(default=list)
+    explanation = models.TextField(blank=True)
+    # Format flags of the text as received: empty, clean_json_list, n_items_parsed,
+    # item_count_matches.
+    format_flags = models.JSONField(default=dict)
+    # {metric: {"parsed"|"extracted": {"em", "chrf", "item_em": [...], "item_chrf": [...]}}}
+    scores = models.JSONField(default=dict)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["system", "task"]
+        constraints = [
+            models.UniqueConstraint(fields=["system", "task"], name="output_unique_system_task"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.system} / {self.task}"
+
+    @property
+    def official_stage(self) -> str:
+        return "extracted" if self.source == self.Source.MODEL_TEXT else "parsed"
+
+
+class AnswerAmendment(models.Model):
+    class Action(models.TextChoices):
+        ADD = "add", "add alternative"
+        REMOVE = "remove", "remove alternative"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="amendments")
+    item_number = models.PositiveIntegerField(help_text="Counted from 1.")
+    action = models.CharField(max_length=10, choices=Action.choices)
+    text = models.TextField()
+    before = models.JSONField(default=list)
+    after = models.JSONField(default=list)
+    changes = models.JSONField(default=list, help_text="Systems whose score or rank changed.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.task} item {self.item_number}: {self.action} {self.text!r}"
