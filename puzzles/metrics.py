@@ -225,12 +225,8 @@ class Aggregate:
     score: float
     n_rows: int
 
-    def as_dict(self, prefix: str = "") -> dict[str, float]:
-        return {
-            f"{prefix}score": self.score,
-            f"{prefix}exact_match": self.exact_match,
-            f"{prefix}chrf": self.chrf,
-        }
+    def as_tuple(self) -> tuple[float, float, float]:
+        return (self.score, self.exact_match, self.chrf)
 
 
 def aggregate(rows: Iterable[tuple[float, float, float]]) -> Aggregate:

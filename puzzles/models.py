@@ -81,9 +81,13 @@ class Task(models.Model):
     class Meta:
         ordering = ["problem__number", "number"]
         constraints = [
-            models.UniqueConstraint(fields=["problem", "external_id"], name="task_unique_external_id"),
+            models.UniqueConstraint(
+                fields=["problem", "external_id"], name="task_unique_external_id"
+            ),
             models.UniqueConstraint(fields=["problem", "number"], name="task_unique_number"),
-            models.CheckConstraint(condition=models.Q(weight__gte=0), name="task_weight_nonnegative"),
+            models.CheckConstraint(
+                condition=models.Q(weight__gte=0), name="task_weight_nonnegative"
+            ),
         ]
 
     def __str__(self) -> str:

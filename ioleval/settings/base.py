@@ -25,6 +25,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "simple_history",
+    "ioleval.apps.IolevalConfig",
     "puzzles",
     "grading",
 ]

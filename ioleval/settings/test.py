@@ -13,3 +13,5 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Tests run tasks in-process; the one test that needs a real worker switches this off.
+CELERY_TASK_ALWAYS_EAGER = True

@@ -1,0 +1,1 @@
+"""The jury: papers, rubrics, assignments, marks (built in the jury issue)."""

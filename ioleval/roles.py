@@ -1,0 +1,48 @@
+"""The three roles, as Django groups, and the checks views use."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+
+ORGANIZER = "organizer"
+CHAIR = "chair"
+JUROR = "juror"
+ROLES = (ORGANIZER, CHAIR, JUROR)
+
+
+def user_roles(user) -> set[str]:
+    """Return the role names a user holds; a superuser is an organizer and chair."""
+    if not user.is_authenticated:
+        return set()
+    cached = getattr(user, "_ioleval_roles", None)
+    if cached is None:
+        cached = set(user.groups.filter(name__in=ROLES).values_list("name", flat=True))
+        if user.is_superuser:
+            cached |= {ORGANIZER, CHAIR}
+        user._ioleval_roles = cached
+    return cached
+
+
+def has_role(user, *roles: str) -> bool:
+    """Tell whether the user holds any of the roles."""
+    return bool(user_roles(user) & set(roles))
+
+
+def role_required(*roles: str) -> Callable:
+    """Let a view through only for logged-in users holding one of the roles (403 otherwise)."""
+
+    def decorator(view: Callable) -> Callable:
+        @wraps(view)
+        @login_required
+        def wrapped(request, *args, **kwargs):
+            if not has_role(request.user, *roles):
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator

@@ -1,0 +1,60 @@
+from django.contrib import admin
+from simple_history.admin import SimpleHistoryAdmin
+
+from .models import AnswerAmendment, Competition, Output, Problem, System, Task
+
+
+class ProblemInline(admin.TabularInline):
+    model = Problem
+    extra = 0
+    fields = ["number", "title", "language", "points"]
+
+
+@admin.register(Competition)
+class CompetitionAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "year", "total_points", "gold_threshold", "silver_threshold"]
+    search_fields = ["slug", "name"]
+    inlines = [ProblemInline]
+
+
+class TaskInline(admin.TabularInline):
+    model = Task
+    extra = 0
+    fields = ["number", "external_id", "task_type", "eval_type", "split", "weight"]
+
+
+@admin.register(Problem)
+class ProblemAdmin(admin.ModelAdmin):
+    list_display = ["competition", "number", "title", "language", "points"]
+    list_filter = ["competition"]
+    inlines = [TaskInline]
+
+
+@admin.register(Task)
+class TaskAdmin(SimpleHistoryAdmin):
+    list_display = ["external_id", "problem", "task_type", "eval_type", "split", "weight"]
+    list_filter = ["problem__competition", "split", "task_type"]
+    search_fields = ["external_id"]
+
+
+@admin.register(System)
+class SystemAdmin(admin.ModelAdmin):
+    list_display = ["name", "competition", "team", "tier"]
+    list_filter = ["competition", "tier"]
+    search_fields = ["name", "team"]
+
+
+@admin.register(Output)
+class OutputAdmin(admin.ModelAdmin):
+    list_display = ["system", "task", "source", "updated_at"]
+    list_filter = ["system__competition", "source"]
+    search_fields = ["system__name", "task__external_id"]
+    raw_id_fields = ["system", "task"]
+    readonly_fields = ["parsed_items", "extracted_items", "format_flags", "scores"]
+
+
+@admin.register(AnswerAmendment)
+class AnswerAmendmentAdmin(admin.ModelAdmin):
+    list_display = ["task", "item_number", "action", "text", "created_by", "created_at"]
+    list_filter = ["task__problem__competition", "action"]
+    readonly_fields = ["before", "after", "changes", "created_by", "created_at"]

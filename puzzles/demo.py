@@ -1,0 +1,292 @@
+"""The demo competition: three problems in invented languages, tasks, keys and systems.
+
+Everything here is made up for ioleval; nothing is taken from any olympiad.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import tempfile
+from pathlib import Path
+
+from django.db import transaction
+
+from .models import Competition, Problem, System
+from .services import competition_import_iolai, outputs_import_jsonl
+
+DEMO_SLUG = "demo"
+
+PROBLEMS = {
+    1: {
+        "title": "Velmari nouns",
+        "language": "Velmari (invented)",
+        "context": (
+            "Here are some Velmari words and their English translations:\n\n"
+            "1. sorel: house\n2. sorelek: houses\n3. masorel: my house\n"
+            "4. takaimek: your dogs\n5. vituun: in the river\n6. malamoek: my trees\n"
+            "7. lamoun: in the tree\n8. tavitu: your river"
+        ),
+    },
+    2: {
+        "title": "Oskrunic numerals",
+        "language": "Oskrunic (invented)",
+        "context": (
+            "Here are some numbers in Oskrunic:\n\n"
+            "ot 1 · ba 2 · kiri 3 · fen 4 · sul 5 · ham 6 · ham ba 8 · baham 12 · "
+            "kiriham sul 23 · sulham fen 34 · tomo 36"
+        ),
+    },
+    3: {
+        "title": "Tiruvan verbs",
+        "language": "Tiruvan (invented)",
+        "context": (
+            "Here are some Tiruvan sentences and their English translations. "
+            "Tiruvan does not mark the gender of 'he' and 'she'.\n\n"
+            "1. nitalra: I saw.\n2. sumok: You eat.\n3. apenke: He will call. / She will call.\n"
+            "4. nimokra: I ate.\n5. sutal: You see.\n6. apen: He calls. / She calls."
+        ),
+    },
+}
+
+# (problem, task, type, eval, split, points, query, key)
+TASKS = [
+    (
+        1,
+        1,
+        "translation",
+        "single",
+        "public",
+        1,
+        "Translate into English:\n1. kaimek\n2. tasorel\n3. malamoun",
+        ["dogs", "your house", "in my tree"],
+    ),
+    (
+        1,
+        2,
+        "translation",
+        "single",
+        "private",
+        1,
+        "Translate into Velmari:\n4. my rivers\n5. in your houses\n6. trees",
+        ["mavituek", "tasorelekun", "lamoek"],
+    ),
+    (
+        1,
+        3,
+        "fill_blanks",
+        "single",
+        "private",
+        0,
+        "Explain how possession and plurality are marked in Velmari: ____",
+        [
+            "Possession is a prefix (ma- 'my', ta- 'your'); the plural is the suffix -ek; 'in' is the suffix -un after the plural."
+        ],
+    ),
+    (
+        2,
+        1,
+        "text_to_num",
+        "single",
+        "public",
+        1,
+        "Write as numbers:\na. fenham kiri\nb. baham sul\nc. tomo ot",
+        ["27", "17", "37"],
+    ),
+    (
+        2,
+        2,
+        "num_to_text",
+        "single",
+        "private",
+        1,
+        "Write in Oskrunic:\nd. 9\ne. 20\nf. 30",
+        ["ham kiri", "kiriham ba", "sulham"],
+    ),
+    (
+        3,
+        1,
+        "translation",
+        "multi",
+        "public",
+        1,
+        "Translate into English, in all possible ways:\n7. sutalke\n8. amokra\n9. nipen",
+        [["you will see"], ["he ate", "she ate"], ["I call", "I am calling"]],
+    ),
+    (
+        3,
+        2,
+        "translation",
+        "single",
+        "private",
+        1,
+        "Translate into Tiruvan:\n10. I will eat.\n11. You called.",
+        ["nimokke", "supenra"],
+    ),
+]
+
+# System -> (tier, {task: predicted items}, explanation style). None keeps the gold answer.
+SYSTEMS = {
+    "Ensemble-3": ("ensemble", {}, "full"),
+    "Frontier-A": (
+        "frontier",
+        {(1, 2): [None, "tasorelun", None], (2, 2): [None, "kiriham ba", "sulham ot"]},
+        "full",
+    ),
+    "Frontier-B": (
+        "frontier",
+        {
+            (1, 1): ["dog", None, "in the tree"],
+            (2, 1): [None, "15", None],
+            (3, 2): ["nimokra", None],
+        },
+        "short",
+    ),
+    "Team Lexicon": (
+        "challenge",
+        {
+            (1, 2): ["vituek", "sorelekun", None],
+            (2, 2): ["ham kiri", "kirihamba", "sul ham"],
+            (3, 1): ["you see", None, None],
+        },
+        "short",
+    ),
+    "OpenModel-7B": (
+        "open",
+        {
+            (1, 1): ["dogs", "house", "my tree"],
+            (1, 2): ["mavitu", "tasorel", "lamo"],
+            (2, 1): ["21", "17", "36"],
+            (3, 1): ["you saw", "he eat", None],
+            (3, 2): ["mokke", "penra"],
+        },
+        "none",
+    ),
+    "Baseline-echo": ("baseline", {"*": "echo"}, "none"),
+}
+
+EXPLANATIONS = {
+    "full": "The possessor is a prefix (ma-, ta-), the plural is -ek and location is -un. "
+    "Numbers are counted in sixes: a multiplier before *ham* multiplies six and the next word adds.",
+    "short": "Prefixes mark the person; suffixes mark number and tense.",
+    "none": "",
+}
+
+RAW_SYSTEM = "Frontier-C (raw text)"
+
+
+def _task_id(problem: int, task: int) -> str:
+    return f"12026{problem:02d}{task:02d}00"
+
+
+def _gold(key: list) -> list[str]:
+    return [k[0] if isinstance(k, list) else k for k in key]
+
+
+def _predictions(edits, key: list, query: str) -> list[str]:
+    gold = _gold(key)
+    if edits == "echo":
+        # The baseline repeats the query's last words, as a weak model does.
+        words = [line.split()[-1] for line in query.splitlines()[1:]]
+        return (words + [""] * len(gold))[: len(gold)]
+    return [g if e is None else e for g, e in zip(gold, edits or [None] * len(gold), strict=True)]
+
+
+def _write_layout(root: Path) -> None:
+    (root / "task").mkdir(parents=True)
+    with (root / "task" / "test.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(
+            ["id", "context", "query", "work_lang", "task_lang", "task_type", "eval_type"]
+        )
+        for p, t, ttype, etype, _split, _pts, query, _key in TASKS:
+            writer.writerow(
+                [
+                    _task_id(p, t),
+                    PROBLEMS[p]["context"],
+                    query,
+                    "eng_Latn",
+                    "['xvl_Latn']",
+                    ttype,
+                    etype,
+                ]
+            )
+    with (root / "task" / "solution.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "answer", "split", "points", "task_type", "eval_type"])
+        for p, t, ttype, etype, split, pts, _query, key in TASKS:
+            writer.writerow(
+                [_task_id(p, t), json.dumps(key, ensure_ascii=False), split, pts, ttype, etype]
+            )
+    for index, (name, (tier, edits, style)) in enumerate(SYSTEMS.items(), start=1):
+        folder = root / "submissions" / f"{index:02d}_{name.replace(' ', '_')}"
+        folder.mkdir(parents=True)
+        account = "organizer" if tier == "baseline" else "external"
+        (folder / "metadata.json").write_text(
+            json.dumps({"team": name, "account_type": account, "rank": index}), encoding="utf-8"
+        )
+        rows = []
+        for p, t, _tt, _et, _split, _pts, query, key in TASKS:
+            items = _predictions(edits.get("*") or edits.get((p, t)), key, query)
+            # A weak open model prints numbered lines rather than the JSON list asked for.
+            pred = (
+                "\n".join(f"{i}. {item}" for i, item in enumerate(items, start=1))
+                if tier == "open"
+                else json.dumps(items, ensure_ascii=False)
+            )
+            rows.append(
+                {
+                    "id": _task_id(p, t),
+                    "pred": pred,
+                    "explanation": EXPLANATIONS[style],
+                }
+            )
+        (folder / "predictions.json").write_text(
+            json.dumps(rows, ensure_ascii=False), encoding="utf-8"
+        )
+
+
+def _raw_outputs() -> str:
+    """Return JSONL of free model text, in the shapes chat models print."""
+    lines = []
+    for p, t, _tt, _et, _split, _pts, query, key in TASKS:
+        gold = _gold(key)
+        labels = [line.split()[0] for line in query.splitlines()[1:]]
+        answers = "\n".join(f"**{label}** {g}" for label, g in zip(labels, gold, strict=False))
+        text = (
+            "Let me work through the data first.\n\n"
+            f"## Explanation\nComparing the examples pair by pair isolates each affix.\n\n"
+            f"## Answer\n{answers}\n"
+        )
+        lines.append(json.dumps({"id": _task_id(p, t), "output": text}, ensure_ascii=False))
+    return "\n".join(lines) + "\n"
+
+
+@transaction.atomic
+def demo_competition_load() -> Competition:
+    """Create or refresh the demo competition through the ordinary importers."""
+    with tempfile.TemporaryDirectory() as tmp:
+        _write_layout(Path(tmp))
+        competition_import_iolai(
+            directory=Path(tmp), slug=DEMO_SLUG, name="Demo Olympiad 2026", year=2026
+        )
+    competition = Competition.objects.get(slug=DEMO_SLUG)
+    for name, (tier, _edits, _style) in SYSTEMS.items():
+        System.objects.filter(competition=competition, name=name).update(tier=tier)
+    for number, data in PROBLEMS.items():
+        Problem.objects.filter(competition=competition, number=number).update(
+            title=data["title"], language=data["language"]
+        )
+    outputs_import_jsonl(
+        competition=competition,
+        stream=io.StringIO(_raw_outputs()),
+        system_name=RAW_SYSTEM,
+        file="demo-raw.jsonl",
+        tier=System.Tier.FRONTIER,
+    )
+    competition.total_points = 60
+    competition.gold_threshold, competition.silver_threshold = 45, 35
+    competition.bronze_threshold, competition.honourable_mention_threshold = 25, 15
+    competition.save()
+    return competition

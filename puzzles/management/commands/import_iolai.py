@@ -1,0 +1,28 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+
+from puzzles.services import competition_import_iolai
+
+from ._base import import_errors
+
+
+class Command(BaseCommand):
+    help = "Create or update a competition from a directory in the IOL-AI results layout."
+
+    def add_arguments(self, parser):
+        parser.add_argument("directory", type=Path)
+        parser.add_argument("--slug", required=True)
+        parser.add_argument("--name", default="")
+        parser.add_argument("--year", type=int)
+
+    def handle(self, *args, **options):
+        with import_errors():
+            summary = competition_import_iolai(
+                directory=options["directory"],
+                slug=options["slug"],
+                name=options["name"],
+                year=options["year"],
+            )
+        for line in summary.lines():
+            self.stdout.write(line)

@@ -1,0 +1,34 @@
+from decimal import Decimal
+
+from django.core.management.base import BaseCommand
+
+from puzzles.services import competition_set_thresholds
+
+from ._base import competition_or_error, import_errors
+
+
+class Command(BaseCommand):
+    help = "Set a competition's medal thresholds in points."
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("--gold", type=Decimal, required=True)
+        parser.add_argument("--silver", type=Decimal, required=True)
+        parser.add_argument("--bronze", type=Decimal)
+        parser.add_argument("--honourable-mention", type=Decimal)
+
+    def handle(self, *args, **options):
+        competition = competition_or_error(options["slug"])
+        with import_errors():
+            competition_set_thresholds(
+                competition=competition,
+                gold=options["gold"],
+                silver=options["silver"],
+                bronze=options["bronze"],
+                honourable_mention=options["honourable_mention"],
+            )
+        self.stdout.write(
+            f"{competition.slug}: gold {competition.gold_threshold}, "
+            f"silver {competition.silver_threshold}, bronze {competition.bronze_threshold}, "
+            f"honourable mention {competition.honourable_mention_threshold}"
+        )

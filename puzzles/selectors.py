@@ -1,0 +1,108 @@
+"""Reads that build the leaderboard and other tables for pages and commands."""
+
+from __future__ import annotations
+
+from django.db.models import BooleanField, ExpressionWrapper, Q
+from django.shortcuts import get_object_or_404
+
+from .leaderboard import BoardRow, Cell, SystemInfo, TaskInfo, board_rows
+from .metrics import METRICS
+from .models import Competition, Output, System, Task
+
+STAGES = ("official", "parsed", "extracted")
+
+
+def competition_get(slug: str) -> Competition:
+    """Return the competition with this slug or raise Http404."""
+    return get_object_or_404(Competition, slug=slug)
+
+
+def competition_tasks(competition: Competition) -> list[Task]:
+    """Return the competition's tasks in problem and task order."""
+    return list(
+        Task.objects.filter(problem__competition=competition)
+        .select_related("problem")
+        .order_by("problem__number", "number")
+    )
+
+
+def board_cells(
+    competition: Competition, *, metric: str = "iol2026", stage: str = "official"
+) -> dict[tuple[int, int], Cell]:
+    """Return each output's figures under a metric and stage, keyed by (system, task)."""
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
+    rows = (
+        Output.objects.filter(system__competition=competition)
+        .annotate(
+            has_explanation=ExpressionWrapper(~Q(explanation=""), output_field=BooleanField())
+        )
+        .values_list(
+            "system_id",
+            "task_id",
+            "source",
+            f"scores__{metric}__parsed__em",
+            f"scores__{metric}__parsed__chrf",
+            f"scores__{metric}__extracted__em",
+            f"scores__{metric}__extracted__chrf",
+            "format_flags__item_count_matches",
+            "format_flags__clean_json_list",
+            "format_flags__empty",
+            "has_explanation",
+        )
+    )
+    cells: dict[tuple[int, int], Cell] = {}
+    for (
+        system_id,
+        task_id,
+        source,
+        p_em,
+        p_chrf,
+        x_em,
+        x_chrf,
+        matches,
+        clean,
+        empty,
+        explained,
+    ) in rows:
+        use_extracted = stage == "extracted" or (
+            stage == "official" and source == Output.Source.MODEL_TEXT
+        )
+        em, chrf = (x_em, x_chrf) if use_extracted else (p_em, p_chrf)
+        cells[(system_id, task_id)] = Cell(
+            em=em or 0.0,
+            chrf=chrf or 0.0,
+            item_count_matches=bool(matches),
+            clean_json_list=bool(clean),
+            empty=bool(empty),
+            has_explanation=bool(explained),
+        )
+    return cells
+
+
+def leaderboard(
+    competition: Competition,
+    *,
+    metric: str = "iol2026",
+    stage: str = "official",
+    rank_by: str = "all",
+    tiers: list[str] | None = None,
+) -> tuple[list[Task], list[BoardRow]]:
+    """Return the competition's tasks and its ranked board rows."""
+    tasks = competition_tasks(competition)
+    systems = System.objects.filter(competition=competition)
+    if tiers:
+        systems = systems.filter(tier__in=tiers)
+    infos = [
+        SystemInfo(id=s.pk, name=s.name, team=s.team, tier=s.tier)
+        for s in systems.only("pk", "name", "team", "tier")
+    ]
+    rows = board_rows(
+        tasks=[TaskInfo(t.pk, t.external_id, t.weight, t.split) for t in tasks],
+        systems=infos,
+        cells=board_cells(competition, metric=metric, stage=stage),
+        rank_by=rank_by,
+    )
+    return tasks, rows

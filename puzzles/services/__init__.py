@@ -1,0 +1,23 @@
+"""Writes to the problem set: imports, scoring, answer-key amendments."""
+
+from .amendments import AmendmentReport, answer_key_amend
+from .competitions import competition_set_thresholds
+from .imports import (
+    ImportSummary,
+    competition_import_iolai,
+    outputs_import_csv,
+    outputs_import_jsonl,
+)
+from .scoring import competition_rescore, output_prepare
+
+__all__ = [
+    "AmendmentReport",
+    "ImportSummary",
+    "answer_key_amend",
+    "competition_import_iolai",
+    "competition_rescore",
+    "competition_set_thresholds",
+    "output_prepare",
+    "outputs_import_csv",
+    "outputs_import_jsonl",
+]

@@ -1,0 +1,21 @@
+from django.urls import path
+
+from . import views
+
+app_name = "puzzles"
+
+urlpatterns = [
+    path("competitions/", views.competition_list, name="competitions"),
+    path("competitions/import/", views.import_iolai, name="import_iolai"),
+    path("c/<slug:slug>/", views.competition_detail, name="competition"),
+    path("c/<slug:slug>/thresholds/", views.competition_thresholds, name="thresholds"),
+    path("c/<slug:slug>/leaderboard/", views.leaderboard_page, name="leaderboard"),
+    path(
+        "c/<slug:slug>/leaderboard.<str:fmt>",
+        views.leaderboard_export,
+        name="leaderboard_export",
+    ),
+    path("c/<slug:slug>/import/", views.import_outputs, name="import_outputs"),
+    path("c/<slug:slug>/answers/", views.answer_key, name="answer_key"),
+    path("board/<slug:slug>/", views.public_board, name="public_board"),
+]

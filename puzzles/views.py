@@ -1,0 +1,248 @@
+"""Organizer pages: competitions, imports, leaderboard, answer keys."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from ioleval.roles import ORGANIZER, role_required
+
+from . import services
+from .errors import ImportFailure
+from .exports import board_csv, board_xlsx
+from .forms import (
+    AmendmentForm,
+    IolaiImportForm,
+    LeaderboardForm,
+    OutputsImportForm,
+    ThresholdsForm,
+)
+from .leaderboard import BOARD_COLUMNS
+from .models import AnswerAmendment, Competition, Task
+from .selectors import competition_get, competition_tasks, leaderboard
+
+organizer_required = role_required(ORGANIZER)
+
+
+@require_GET
+@organizer_required
+def competition_list(request: HttpRequest) -> HttpResponse:
+    competitions = Competition.objects.all()
+    return render(request, "puzzles/competition_list.html", {"competitions": competitions})
+
+
+@require_GET
+@organizer_required
+def competition_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    competition = competition_get(slug)
+    context = {
+        "competition": competition,
+        "tasks": competition_tasks(competition),
+        "systems": competition.systems.order_by("tier", "name"),
+        "thresholds_form": ThresholdsForm(
+            initial={
+                "gold": competition.gold_threshold,
+                "silver": competition.silver_threshold,
+                "bronze": competition.bronze_threshold,
+                "honourable_mention": competition.honourable_mention_threshold,
+            }
+        ),
+    }
+    return render(request, "puzzles/competition_detail.html", context)
+
+
+@require_POST
+@organizer_required
+def competition_thresholds(request: HttpRequest, slug: str) -> HttpResponse:
+    competition = competition_get(slug)
+    form = ThresholdsForm(request.POST)
+    if form.is_valid():
+        try:
+            services.competition_set_thresholds(competition=competition, **form.cleaned_data)
+            messages.success(request, "Medal thresholds saved.")
+        except ImportFailure as exc:
+            messages.error(request, str(exc))
+    else:
+        messages.error(request, f"Thresholds not saved: {form.errors.as_text()}")
+    return redirect("puzzles:competition", slug=slug)
+
+
+def _board_context(request: HttpRequest, competition: Competition) -> dict:
+    options = LeaderboardForm(request.GET).cleaned_or_default()
+    tasks, rows = leaderboard(
+        competition,
+        metric=options["metric"],
+        stage=options["stage"],
+        rank_by=options["split"],
+        tiers=options["tier"],
+    )
+    sort = options["sort"]
+    key = sort.lstrip("-")
+    if key in BOARD_COLUMNS or key.startswith("task_"):
+        rows.sort(
+            key=lambda r: (
+                r.task_scores.get(key[5:], 0.0) if key.startswith("task_") else r.as_dict()[key]
+            ),
+            reverse=sort.startswith("-"),
+        )
+    if options["group"]:
+        rows.sort(key=lambda r: r.tier)
+    return {"options": options, "tasks": tasks, "rows": rows, "competition": competition}
+
+
+@require_GET
+@organizer_required
+def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
+    competition = competition_get(slug)
+    context = _board_context(request, competition)
+    context["form"] = LeaderboardForm(request.GET or None)
+    template = "puzzles/leaderboard.html"
+    if request.htmx:
+        template += "#board"
+    return render(request, template, context)
+
+
+@require_GET
+@organizer_required
+def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    if fmt not in ("csv", "xlsx"):
+        raise Http404("export formats: csv, xlsx")
+    competition = competition_get(slug)
+    context = _board_context(request, competition)
+    task_ids = [t.external_id for t in context["tasks"]]
+    o = context["options"]
+    stem = f"{competition.slug}-leaderboard-{o['metric']}-{o['stage']}-{o['split']}"
+    if fmt == "xlsx":
+        response = HttpResponse(
+            board_xlsx(context["rows"], task_ids),
+            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        )
+    else:
+        response = HttpResponse(board_csv(context["rows"], task_ids), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
+    return response
+
+
+@require_GET
+def public_board(request: HttpRequest, slug: str) -> HttpResponse:
+    """Show the public-split figures only, to anyone."""
+    competition = competition_get(slug)
+    _, rows = leaderboard(competition, rank_by="public")
+    return render(request, "puzzles/public_board.html", {"competition": competition, "rows": rows})
+
+
+@require_http_methods(["GET", "POST"])
+@organizer_required
+def import_iolai(request: HttpRequest) -> HttpResponse:
+    form = IolaiImportForm(request.POST or None, request.FILES or None)
+    summary = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            summary = _import_archive(form.cleaned_data)
+            messages.success(request, f"Imported: {summary}")
+            return redirect("puzzles:competition", slug=form.cleaned_data["slug"])
+        except ImportFailure as exc:
+            form.add_error(None, str(exc))
+    return render(request, "puzzles/import_iolai.html", {"form": form, "summary": summary})
+
+
+def _import_archive(data: dict) -> services.ImportSummary:
+    upload = data["archive"]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        try:
+            with zipfile.ZipFile(upload) as archive:
+                for member in archive.infolist():
+                    target = (root / member.filename).resolve()
+                    if not target.is_relative_to(root.resolve()):
+                        raise ImportFailure("unsafe path in archive", file=member.filename)
+                archive.extractall(root)
+        except zipfile.BadZipFile:
+            raise ImportFailure("not a zip archive", file=upload.name) from None
+        directory = _layout_root(root)
+        summary = services.competition_import_iolai(
+            directory=directory, slug=data["slug"], name=data.get("name") or ""
+        )
+    return summary
+
+
+def _layout_root(root: Path) -> Path:
+    # An archive may hold the layout at its top or inside one folder.
+    if (root / "task").is_dir():
+        return root
+    for candidate in sorted(root.glob("*/task")):
+        return candidate.parent
+    raise ImportFailure("the archive has no task/ folder (task/test.csv, task/solution.csv)")
+
+
+@require_http_methods(["GET", "POST"])
+@organizer_required
+def import_outputs(request: HttpRequest, slug: str) -> HttpResponse:
+    competition = competition_get(slug)
+    form = OutputsImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        upload = data["file"]
+        stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline="")
+        importer = services.outputs_import_jsonl if data["raw"] else services.outputs_import_csv
+        try:
+            summary = importer(
+                competition=competition,
+                stream=stream,
+                system_name=data["system"],
+                file=upload.name,
+                team=data["team"],
+                tier=data["tier"] or None,
+            )
+            messages.success(request, f"Imported: {summary}")
+            return redirect("puzzles:leaderboard", slug=slug)
+        except ImportFailure as exc:
+            form.add_error(None, str(exc))
+    return render(
+        request, "puzzles/import_outputs.html", {"form": form, "competition": competition}
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@organizer_required
+def answer_key(request: HttpRequest, slug: str) -> HttpResponse:
+    competition = competition_get(slug)
+    report = None
+    if request.method == "POST":
+        form = AmendmentForm(request.POST)
+        if form.is_valid():
+            data = form.cleaned_data
+            task = Task.objects.filter(
+                problem__competition=competition, external_id=data["task"]
+            ).first()
+            try:
+                if task is None:
+                    raise ImportFailure(f"unknown task {data['task']!r}", field="task")
+                report = services.answer_key_amend(
+                    task=task,
+                    item_number=data["item_number"],
+                    add=data["text"] if data["action"] == "add" else None,
+                    remove=data["text"] if data["action"] == "remove" else None,
+                    user=request.user,
+                )
+                messages.success(request, report.lines()[0])
+            except ImportFailure as exc:
+                messages.error(request, str(exc))
+        else:
+            messages.error(request, f"Not amended: {form.errors.as_text()}")
+    context = {
+        "competition": competition,
+        "tasks": competition_tasks(competition),
+        "report": report,
+        "amendments": AnswerAmendment.objects.filter(
+            task__problem__competition=competition
+        ).select_related("task", "created_by")[:200],
+    }
+    return render(request, "puzzles/answer_key.html", context)

@@ -1,0 +1,55 @@
+"""Fixtures shared by every test: users with roles, the IOL-AI data, the demo competition."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group
+
+from ioleval.roles import CHAIR, JUROR, ORGANIZER
+
+REPO = Path(__file__).resolve().parent.parent
+IOLAI_DIR = REPO.parent / "shared" / "data" / "iolai-2026"
+
+
+@pytest.fixture
+def iolai_dir() -> Path:
+    """Return the real IOL-AI 2026 results directory (read-only, never copied)."""
+    if not IOLAI_DIR.is_dir():
+        pytest.fail(f"the shared IOL-AI data is missing at {IOLAI_DIR}")
+    return IOLAI_DIR
+
+
+def _user(django_user_model, username: str, *roles: str):
+    user = django_user_model.objects.create_user(username=username, password="pw-for-tests")
+    user.groups.set([Group.objects.get_or_create(name=r)[0] for r in roles])
+    return user
+
+
+@pytest.fixture
+def organizer(db, django_user_model):
+    return _user(django_user_model, "org", ORGANIZER)
+
+
+@pytest.fixture
+def juror(db, django_user_model):
+    return _user(django_user_model, "jur", JUROR)
+
+
+@pytest.fixture
+def chair(db, django_user_model):
+    return _user(django_user_model, "cha", CHAIR, JUROR)
+
+
+@pytest.fixture
+def organizer_client(client, organizer):
+    client.force_login(organizer)
+    return client
+
+
+@pytest.fixture
+def demo_competition(db):
+    from puzzles.demo import demo_competition_load
+
+    return demo_competition_load()
