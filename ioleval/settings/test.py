@@ -15,3 +15,7 @@ STORAGES = {
 }
 # Tests run tasks in-process; the one test that needs a real worker switches this off.
 CELERY_TASK_ALWAYS_EAGER = True
+
+# Serve static files from the source folders; no collectstatic needed.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True
