@@ -1,0 +1,47 @@
+"""An organizer uses the leaderboard in a real browser: htmx switches, sorting, export."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import login
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def test_organizer_switches_the_board(page, live_server, organizer, demo_competition):
+    login(page, live_server, organizer.username)
+    page.goto(f"{live_server.url}/c/demo/leaderboard/")
+    board = page.locator("#board")
+    assert "metric iol2026" in board.inner_text()
+    raw_row = board.locator("tr", has_text="Frontier-C (raw text)")
+
+    page.select_option("#id_stage", "parsed")  # htmx swaps the board in place
+    page.wait_for_function("document.querySelector('#board').innerText.includes('parsed answers')")
+    assert "stage=parsed" in page.url
+    assert raw_row.locator("td").nth(3).inner_text() == "0.00"
+
+    page.select_option("#id_stage", "extracted")
+    page.wait_for_function(
+        "document.querySelector('#board').innerText.includes('extracted answers')"
+    )
+    assert raw_row.locator("td").nth(3).inner_text() == "100.00"
+
+    page.select_option("#id_metric", "sacrebleu")
+    page.wait_for_function(
+        "document.querySelector('#board').innerText.includes('metric sacrebleu')"
+    )
+
+    page.click("#board th >> text=System")
+    names = board.locator("tbody tr td:nth-child(2)").all_inner_texts()
+    assert names == sorted(names, reverse=True) or names == sorted(names)
+
+    with page.expect_download() as download:
+        page.click("text=CSV")
+    assert download.value.suggested_filename.startswith("demo-leaderboard-sacrebleu")
+
+
+def test_juror_is_refused_the_board(page, live_server, juror, demo_competition):
+    login(page, live_server, juror.username)
+    response = page.goto(f"{live_server.url}/c/demo/leaderboard/")
+    assert response.status == 403
