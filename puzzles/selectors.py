@@ -106,3 +106,26 @@ def leaderboard(
         rank_by=rank_by,
     )
     return tasks, rows
+
+
+def extraction_effect(competition: Competition, *, metric: str = "iol2026") -> list[dict]:
+    """Return each system's score before and after answer extraction, largest gain first."""
+    _, before = leaderboard(competition, metric=metric, stage="parsed")
+    _, after = leaderboard(competition, metric=metric, stage="extracted")
+    after_by_id = {r.system_id: r for r in after}
+    rows = []
+    for row in before:
+        extracted = after_by_id[row.system_id]
+        rows.append(
+            {
+                "system": row.system,
+                "tier": row.tier,
+                "score_before": row.overall.score,
+                "score_after": extracted.overall.score,
+                "exact_match_before": row.overall.exact_match,
+                "exact_match_after": extracted.overall.exact_match,
+                "gain": round(extracted.overall.score - row.overall.score, 4),
+            }
+        )
+    rows.sort(key=lambda r: (-r["gain"], r["system"]))
+    return rows

@@ -7,11 +7,13 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from celery.result import AsyncResult
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from ioleval.celery import app as celery_app
 from ioleval.roles import ORGANIZER, role_required
 
 from . import services
@@ -26,7 +28,8 @@ from .forms import (
 )
 from .leaderboard import BOARD_COLUMNS
 from .models import AnswerAmendment, Competition, Task
-from .selectors import competition_get, competition_tasks, leaderboard
+from .selectors import competition_get, competition_tasks, extraction_effect, leaderboard
+from .tasks import competition_rescore_task
 
 organizer_required = role_required(ORGANIZER)
 
@@ -103,6 +106,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     context = _board_context(request, competition)
     context["form"] = LeaderboardForm(request.GET or None)
+    context["extraction"] = extraction_effect(competition, metric=context["options"]["metric"])
     template = "puzzles/leaderboard.html"
     if request.htmx:
         template += "#board"
@@ -128,6 +132,39 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
         response = HttpResponse(board_csv(context["rows"], task_ids), content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
     return response
+
+
+@require_POST
+@organizer_required
+def competition_rescore(request: HttpRequest, slug: str) -> HttpResponse:
+    """Start rescoring every output in the background; the page polls its state."""
+    competition = competition_get(slug)
+    result = competition_rescore_task.delay(competition.pk)
+    return _rescore_status(request, competition, result)
+
+
+@require_GET
+@organizer_required
+def competition_rescore_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
+    competition = competition_get(slug)
+    return _rescore_status(request, competition, AsyncResult(task_id, app=celery_app))
+
+
+def _rescore_status(request: HttpRequest, competition: Competition, result) -> HttpResponse:
+    context = {"competition": competition, "result": result, "ready": result.ready()}
+    if context["ready"]:
+        context["failed"] = result.failed()
+        context["count"] = None if result.failed() else result.result
+    if request.htmx:
+        response = render(request, "puzzles/competition_detail.html#rescore", context)
+        # 286 tells htmx to stop polling.
+        response.status_code = 286 if context["ready"] else 200
+        return response
+    if context["ready"] and not context["failed"]:
+        messages.success(request, f"Rescored {context['count']} outputs.")
+    else:
+        messages.info(request, "Rescoring runs in the background; reload to see it finish.")
+    return redirect("puzzles:competition", slug=competition.slug)
 
 
 @require_GET

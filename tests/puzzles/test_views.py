@@ -210,3 +210,22 @@ def test_model_text_is_escaped(organizer_client, demo_competition):
     body = organizer_client.get(reverse("puzzles:leaderboard", args=["demo"])).content.decode()
     assert "<script>alert(1)</script>" not in body
     assert "&lt;script&gt;" in body
+
+
+def test_leaderboard_shows_extraction_effect(organizer_client, demo_competition):
+    response = organizer_client.get(reverse("puzzles:leaderboard", args=["demo"]))
+    effect = response.context["extraction"]
+    top = effect[0]
+    assert top["system"] == "Frontier-C (raw text)"
+    assert top["score_after"] > top["score_before"]
+    assert top["gain"] == round(top["score_after"] - top["score_before"], 4)
+
+
+def test_rescore_button_runs_the_task(organizer_client, demo_competition):
+    Output.objects.filter(system__competition=demo_competition).update(scores={})
+    url = reverse("puzzles:rescore", args=["demo"])
+    response = organizer_client.post(url, HTTP_HX_REQUEST="true")
+    assert response.status_code == 286  # done (eager in tests): htmx stops polling
+    assert "rescored" in response.content.decode()
+    assert all(o.scores for o in Output.objects.filter(system__competition=demo_competition))
+    assert organizer_client.get(url).status_code == 405
