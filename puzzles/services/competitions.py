@@ -25,6 +25,10 @@ def competition_set_thresholds(
     ]
     given = [(name, value) for name, value in ladder if value is not None]
     for name, value in given:
+        if not value.is_finite():
+            raise ImportFailure(f"{name} threshold must be a number, not {value}", field=name)
+        if value.as_tuple().exponent < -2:
+            raise ImportFailure(f"{name} threshold {value} has more than 2 decimals", field=name)
         if value < 0 or value > competition.total_points:
             raise ImportFailure(
                 f"{name} threshold {value} is outside 0..{competition.total_points}", field=name

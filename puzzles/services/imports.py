@@ -65,7 +65,7 @@ def _csv_rows(
     stream: TextIO, *, file: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, row) of a CSV, checking its header names the required columns."""
-    reader = csv.DictReader(stream)
+    reader = csv.DictReader(stream, strict=True)
     try:
         header = reader.fieldnames
     except (csv.Error, UnicodeDecodeError) as exc:
@@ -83,24 +83,28 @@ def _csv_rows(
             line=1,
             field=missing[0],
         )
-    line = 1
+    # A quoted field may span lines: a row is named by the line it starts on.
+    start = reader.line_num + 1
     try:
         for row in reader:
-            line = reader.line_num
             if None in row:
                 raise ImportFailure(
                     f"{len(header) + len(row[None])} fields where the header has {len(header)}",
                     file=file,
-                    line=line,
+                    line=start,
+                    field=f"(extra after {header[-1]})",
                 )
             if any(row[c] is None for c in required):
                 absent = next(c for c in required if row[c] is None)
-                raise ImportFailure("the row is too short", file=file, line=line, field=absent)
-            yield line, row
+                raise ImportFailure("the row is too short", file=file, line=start, field=absent)
+            yield start, row
+            start = reader.line_num + 1
     except csv.Error as exc:
-        raise ImportFailure(f"malformed CSV ({exc})", file=file, line=reader.line_num) from None
+        raise ImportFailure(
+            f"malformed CSV in the row starting here ({exc})", file=file, line=start
+        ) from None
     except UnicodeDecodeError:
-        raise ImportFailure("not UTF-8 text", file=file, line=line + 1) from None
+        raise ImportFailure("not UTF-8 text", file=file, line=start) from None
 
 
 def _open_text(path: Path) -> TextIO:

@@ -28,7 +28,7 @@ from puzzles.metrics import (
         ('"in my tree"', "in my tree"),
         ("'  dogs '", "dogs"),
         ("  \"'x'\"  ", "'x'"),  # only one pair of surrounding quotes is dropped
-        ('"x\'', "\"x'"),  # different quote characters are kept
+        ("\"x'", "\"x'"),  # different quote characters are kept
         ('"', '"'),  # a lone quote is not a pair
         ('""', ""),
         ("  The   Dog\n\tRuns ", "the dog runs"),

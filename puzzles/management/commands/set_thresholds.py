@@ -1,4 +1,5 @@
-from decimal import Decimal
+import argparse
+from decimal import Decimal, InvalidOperation
 
 from django.core.management.base import BaseCommand
 
@@ -7,15 +8,26 @@ from puzzles.services import competition_set_thresholds
 from ._base import competition_or_error, import_errors
 
 
+def points(text: str) -> Decimal:
+    """Parse a threshold in points for argparse."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of points") from None
+    if not value.is_finite():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of points")
+    return value
+
+
 class Command(BaseCommand):
     help = "Set a competition's medal thresholds in points."
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
-        parser.add_argument("--gold", type=Decimal, required=True)
-        parser.add_argument("--silver", type=Decimal, required=True)
-        parser.add_argument("--bronze", type=Decimal)
-        parser.add_argument("--honourable-mention", type=Decimal)
+        parser.add_argument("--gold", type=points, required=True)
+        parser.add_argument("--silver", type=points, required=True)
+        parser.add_argument("--bronze", type=points)
+        parser.add_argument("--honourable-mention", type=points)
 
     def handle(self, *args, **options):
         competition = competition_or_error(options["slug"])
