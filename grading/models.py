@@ -1,1 +1,245 @@
-"""The jury: papers, rubrics, assignments, marks (built in the jury issue)."""
+"""The jury: rubrics and criteria, anonymized papers, juror assignments, marks, consensus."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from simple_history.models import HistoricalRecords
+
+from puzzles.models import Competition, Problem, System, Task
+
+POINTS = {"max_digits": 6, "decimal_places": 2}
+
+
+class Rubric(models.Model):
+    """A problem's grading scheme; a new version replaces it once marks exist."""
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="rubrics")
+    version = models.PositiveIntegerField(default=1)
+    note = models.CharField(max_length=300, blank=True, help_text="Why this version exists.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["problem", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["problem", "version"], name="rubric_unique_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.problem} rubric v{self.version}"
+
+
+class Criterion(models.Model):
+    class Kind(models.TextChoices):
+        ASSIGNMENT = "assignment", "assignment"
+        THEORY = "theory", "theory"
+
+    rubric = models.ForeignKey(Rubric, on_delete=models.CASCADE, related_name="criteria")
+    order = models.PositiveIntegerField()
+    code = models.CharField(max_length=40)
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.ASSIGNMENT)
+    maximum = models.DecimalField(**POINTS)
+    step = models.DecimalField(**POINTS, default=Decimal("0.5"))
+    task = models.ForeignKey(
+        Task, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    items = models.JSONField(
+        default=list, blank=True, help_text="Item numbers of the task (from 1)."
+    )
+
+    class Meta:
+        ordering = ["rubric", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["rubric", "code"], name="criterion_unique_code"),
+            models.UniqueConstraint(fields=["rubric", "order"], name="criterion_unique_order"),
+            models.CheckConstraint(condition=Q(maximum__gt=0), name="criterion_maximum_positive"),
+            models.CheckConstraint(condition=Q(step__gt=0), name="criterion_step_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.title}"
+
+
+class Paper(models.Model):
+    """One system's answers to one problem, under a code that reveals nothing."""
+
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="papers")
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="papers")
+    code = models.CharField(max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["problem", "code"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["system", "problem"], name="paper_unique_system_problem"
+            ),
+            models.UniqueConstraint(fields=["problem", "code"], name="paper_unique_code"),
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class ProblemJuror(models.Model):
+    """Membership of a problem's grading group."""
+
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="jurors")
+    juror = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="problem_groups"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["problem", "juror"], name="problemjuror_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.juror} grades {self.problem}"
+
+
+class Assignment(models.Model):
+    """A juror's copy of a paper; submitting it locks the juror's marks."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="assignments")
+    juror = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["paper", "juror"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "juror"], name="assignment_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper} / {self.juror}"
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.submitted_at is not None
+
+
+class Mark(models.Model):
+    """One juror's points and comment for one criterion of one paper."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="marks")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="marks")
+    points = models.DecimalField(**POINTS, null=True, blank=True)
+    comment = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    history = HistoricalRecords(excluded_fields=["updated_at"])
+
+    class Meta:
+        ordering = ["assignment", "criterion__order"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "criterion"], name="mark_unique"),
+            models.CheckConstraint(
+                condition=Q(points__gte=0) | Q(points__isnull=True), name="mark_points_nonnegative"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment} {self.criterion.code}: {self.points}"
+
+
+class Resolution(models.Model):
+    """A final mark set over the jurors' marks: the chair's decision or an imported final mark.
+
+    Where jurors agree, the final mark is derived from their marks and not stored.
+    """
+
+    class Kind(models.TextChoices):
+        CHAIR = "chair", "chair's decision"
+        IMPORTED = "imported", "imported final mark"
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="resolutions")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="resolutions")
+    points = models.DecimalField(**POINTS)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now=True)
+    history = HistoricalRecords()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "criterion"], name="resolution_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper} {self.criterion.code} = {self.points}"
+
+
+class DiscussionComment(models.Model):
+    """A post in the thread of one criterion of one paper."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="comments")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.author} on {self.paper} {self.criterion.code}"
+
+
+class ObservationTag(models.Model):
+    """A qualitative observation jurors can attach to a paper."""
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="tags")
+    name = models.CharField(max_length=100)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["competition", "order", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "name"], name="tag_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PaperTag(models.Model):
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="tags")
+    tag = models.ForeignKey(ObservationTag, on_delete=models.CASCADE, related_name="uses")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "tag"], name="papertag_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment}: {self.tag}"
+
+
+class ProblemJury(models.Model):
+    """The jury's state for a problem: discrepancy tolerance and finalization."""
+
+    problem = models.OneToOneField(Problem, on_delete=models.CASCADE, related_name="jury")
+    tolerance = models.DecimalField(
+        **POINTS, default=Decimal("0"), help_text="Marks further apart than this are discrepant."
+    )
+    finalized_at = models.DateTimeField(null=True, blank=True)
+    finalized_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"jury of {self.problem}"

@@ -4,6 +4,7 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from grading.demo import demo_jury_load
 from ioleval.roles import CHAIR, JUROR, ORGANIZER
 from puzzles.demo import demo_competition_load
 
@@ -18,7 +19,7 @@ USERS = [
 
 
 class Command(BaseCommand):
-    help = "Load the demo competition, systems and users (idempotent)."
+    help = "Load the demo competition, systems, users and a jury in progress (idempotent)."
 
     def add_arguments(self, parser):
         parser.add_argument("--password", default=settings.DEMO_PASSWORD)
@@ -36,6 +37,7 @@ class Command(BaseCommand):
             user.save()
             user.groups.set([Group.objects.get_or_create(name=r)[0] for r in roles])
         competition = demo_competition_load()
+        demo_jury_load(competition)
         self.stdout.write(
             f"demo competition '{competition.slug}': {competition.problems.count()} problems, "
             f"{competition.systems.count()} systems; users "

@@ -1,0 +1,323 @@
+"""Reads of the jury: a juror's papers, the grading page, the comparison sheet, totals.
+
+Every function here runs a fixed number of queries whatever the number of papers.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import Count, Prefetch, Q
+from django.shortcuts import get_object_or_404
+
+from ioleval.roles import CHAIR, has_role
+from puzzles.models import Competition, Output, Problem
+
+from .consensus import DISCREPANT, CellState, cell_state
+from .models import (
+    Assignment,
+    Criterion,
+    DiscussionComment,
+    Mark,
+    Paper,
+    ProblemJury,
+    Resolution,
+    Rubric,
+)
+
+
+def assignment_for(user, code: str) -> Assignment:
+    """Return the user's own assignment of the paper with this code, or 404."""
+    return get_object_or_404(
+        Assignment.objects.select_related("paper__problem__competition"),
+        paper__code=code,
+        juror=user,
+    )
+
+
+def rubric_criteria(problem: Problem) -> list[Criterion]:
+    """Return the criteria of the problem's current rubric, in order."""
+    rubric = Rubric.objects.filter(problem=problem).order_by("-version").first()
+    if rubric is None:
+        return []
+    return list(rubric.criteria.select_related("task").order_by("order"))
+
+
+def current_rubrics(problems) -> dict[int, list[Criterion]]:
+    """Return each problem's current criteria in two queries."""
+    latest: dict[int, int] = {}
+    for problem_id, rubric_id in (
+        Rubric.objects.filter(problem__in=problems)
+        .values_list("problem_id", "pk")
+        .order_by("problem_id", "version")
+    ):
+        latest[problem_id] = rubric_id
+    criteria: dict[int, list[Criterion]] = defaultdict(list)
+    by_rubric = {r: p for p, r in latest.items()}
+    for criterion in Criterion.objects.filter(rubric_id__in=by_rubric).order_by("order"):
+        criteria[by_rubric[criterion.rubric_id]].append(criterion)
+    return criteria
+
+
+@dataclass
+class JurorPaper:
+    assignment: Assignment
+    criteria: int
+    marked: int
+
+    @property
+    def status(self) -> str:
+        if self.assignment.is_submitted:
+            return "submitted"
+        return "draft" if self.marked else "not started"
+
+
+def juror_papers(user) -> dict[Problem, list[JurorPaper]]:
+    """Return the juror's papers grouped by problem with their progress."""
+    assignments = list(
+        Assignment.objects.filter(juror=user)
+        .select_related("paper__problem__competition")
+        .annotate(marked=Count("marks", filter=Q(marks__points__isnull=False)))
+        .order_by("paper__problem__competition__slug", "paper__problem__number", "paper__code")
+    )
+    criteria = current_rubrics({a.paper.problem_id for a in assignments})
+    grouped: dict[Problem, list[JurorPaper]] = defaultdict(list)
+    for a in assignments:
+        grouped[a.paper.problem].append(
+            JurorPaper(a, len(criteria.get(a.paper.problem_id, [])), a.marked)
+        )
+    return dict(grouped)
+
+
+def can_see_others(user, paper: Paper) -> bool:
+    """Tell whether the user may see other jurors' marks of this paper.
+
+    A juror sees them only after submitting their own; a chair with no open
+    assignment of the paper sees them always.
+    """
+    own = Assignment.objects.filter(paper=paper, juror=user).values_list("submitted_at", flat=True)
+    own = list(own)
+    if own:
+        return own[0] is not None
+    return has_role(user, CHAIR)
+
+
+@dataclass
+class GradingPage:
+    assignment: Assignment
+    paper: Paper
+    problem: Problem
+    criteria: list[Criterion]
+    marks: dict[int, Mark]
+    outputs: list[Output]
+    tasks: list
+    tags: list
+    chosen_tags: set[int]
+
+
+def grading_page(assignment: Assignment) -> GradingPage:
+    """Return what the grading page shows: problem, key, rubric, the paper, own marks."""
+    paper = assignment.paper
+    problem = paper.problem
+    criteria = rubric_criteria(problem)
+    marks = {m.criterion_id: m for m in Mark.objects.filter(assignment=assignment)}
+    tasks = list(problem.tasks.order_by("number"))
+    outputs = {
+        o.task_id: o
+        for o in Output.objects.filter(system_id=paper.system_id, task__problem=problem).only(
+            "task_id", "source", "parsed_items", "extracted_items", "explanation", "scores"
+        )
+    }
+    from .models import ObservationTag, PaperTag
+
+    tags = list(ObservationTag.objects.filter(competition_id=problem.competition_id))
+    chosen = set(PaperTag.objects.filter(assignment=assignment).values_list("tag_id", flat=True))
+    return GradingPage(
+        assignment=assignment,
+        paper=paper,
+        problem=problem,
+        criteria=criteria,
+        marks=marks,
+        outputs=[outputs.get(t.pk) for t in tasks],
+        tasks=tasks,
+        tags=tags,
+        chosen_tags=chosen,
+    )
+
+
+def paper_answers(paper: Paper, tasks: list, outputs: list) -> list[dict]:
+    """Return per task the items with the key and the exact-match flag the paper earned."""
+    rows = []
+    for task, output in zip(tasks, outputs, strict=True):
+        items = []
+        stage = output.official_stage if output else "parsed"
+        answer = (
+            (output.extracted_items if stage == "extracted" else output.parsed_items)
+            if output
+            else []
+        )
+        flags = output.scores.get("iol2026", {}).get(stage, {}).get("item_em", []) if output else []
+        for index, key in enumerate(task.answer_key):
+            items.append(
+                {
+                    "number": index + 1,
+                    "answer": answer[index] if index < len(answer) else "",
+                    "key": key,
+                    "exact": bool(flags[index]) if index < len(flags) else False,
+                }
+            )
+        rows.append(
+            {"task": task, "items": items, "explanation": output.explanation if output else ""}
+        )
+    return rows
+
+
+# --- the comparison sheet -------------------------------------------------------------------
+
+
+@dataclass
+class SheetCell:
+    criterion: Criterion
+    marks: dict[int, Decimal | None]  # juror id -> submitted points
+    state: CellState
+    comments: int = 0
+
+
+@dataclass
+class SheetRow:
+    paper: Paper
+    jurors: list  # assigned users
+    submitted: set[int]
+    cells: list[SheetCell] = field(default_factory=list)
+    totals: dict[int, Decimal] = field(default_factory=dict)  # juror id -> total
+
+    @property
+    def discrepancies(self) -> int:
+        return sum(c.state.status == DISCREPANT for c in self.cells)
+
+    @property
+    def spread(self) -> Decimal | None:
+        values = [t for j, t in self.totals.items() if j in self.submitted]
+        return max(values) - min(values) if len(values) > 1 else None
+
+    @property
+    def final_total(self) -> Decimal | None:
+        if not self.cells or not all(c.state.resolved for c in self.cells):
+            return None
+        return sum((c.state.final for c in self.cells), Decimal(0))
+
+
+def problem_jury(problem: Problem) -> ProblemJury:
+    """Return the problem's jury settings, creating the default row if needed."""
+    return ProblemJury.objects.get_or_create(problem=problem)[0]
+
+
+def comparison_sheet(
+    problem: Problem, *, tolerance: Decimal | None = None
+) -> tuple[list[Criterion], list[SheetRow]]:
+    """Return papers x criteria with every submitted mark, discrepancy states and totals."""
+    jury = problem_jury(problem)
+    tolerance = jury.tolerance if tolerance is None else tolerance
+    criteria = rubric_criteria(problem)
+    papers = list(
+        Paper.objects.filter(problem=problem)
+        .select_related("system")
+        .prefetch_related(
+            Prefetch(
+                "assignments",
+                queryset=Assignment.objects.select_related("juror").order_by("juror__username"),
+            )
+        )
+        .order_by("code")
+    )
+    marks: dict[tuple[int, int], dict[int, Decimal | None]] = defaultdict(dict)
+    for paper_id, criterion_id, juror_id, points in Mark.objects.filter(
+        assignment__paper__problem=problem,
+        assignment__submitted_at__isnull=False,
+        criterion__in=criteria,
+    ).values_list("assignment__paper_id", "criterion_id", "assignment__juror_id", "points"):
+        marks[(paper_id, criterion_id)][juror_id] = points
+    decisions = dict(
+        ((p, c), points)
+        for p, c, points in Resolution.objects.filter(paper__problem=problem).values_list(
+            "paper_id", "criterion_id", "points"
+        )
+    )
+    threads = dict(
+        ((p, c), n)
+        for p, c, n in DiscussionComment.objects.filter(paper__problem=problem)
+        .values_list("paper_id", "criterion_id")
+        .annotate(n=Count("pk"))
+    )
+    rows = []
+    for paper in papers:
+        assignments = list(paper.assignments.all())
+        row = SheetRow(
+            paper=paper,
+            jurors=[a.juror for a in assignments],
+            submitted={a.juror_id for a in assignments if a.submitted_at},
+        )
+        for criterion in criteria:
+            submitted = marks.get((paper.pk, criterion.pk), {})
+            state = cell_state(
+                submitted=submitted,
+                expected=len(assignments),
+                decision=decisions.get((paper.pk, criterion.pk)),
+                tolerance=tolerance,
+                step=criterion.step,
+            )
+            row.cells.append(
+                SheetCell(criterion, submitted, state, threads.get((paper.pk, criterion.pk), 0))
+            )
+            for juror_id, points in submitted.items():
+                row.totals[juror_id] = row.totals.get(juror_id, Decimal(0)) + (points or 0)
+        rows.append(row)
+    return criteria, rows
+
+
+def problem_unresolved(problem: Problem) -> list[str]:
+    """List 'CODE criterion' cells that keep the problem from being finalized."""
+    _, rows = comparison_sheet(problem)
+    if not rows:
+        return ["no papers"]
+    return [
+        f"{row.paper.code} {cell.criterion.code} ({cell.state.status})"
+        for row in rows
+        for cell in row.cells
+        if not cell.state.resolved
+    ] or ([] if all(row.cells for row in rows) else ["no rubric"])
+
+
+# --- totals -------------------------------------------------------------------------------
+
+
+@dataclass
+class SystemTotal:
+    system: str
+    tier: str
+    by_problem: dict[int, Decimal | None]
+
+    @property
+    def total(self) -> Decimal | None:
+        if any(v is None for v in self.by_problem.values()):
+            return None
+        return sum(self.by_problem.values(), Decimal(0))
+
+
+def final_totals(competition: Competition, *, finalized_only: bool = True) -> list[SystemTotal]:
+    """Return each selected system's final points per problem and total (None: not final)."""
+    problems = list(competition.problems.order_by("number").select_related("jury"))
+    totals: dict[int, SystemTotal] = {}
+    for problem in problems:
+        finalized = getattr(problem, "jury", None) is not None and problem.jury.finalized_at
+        _, rows = comparison_sheet(problem)
+        for row in rows:
+            system = row.paper.system
+            entry = totals.setdefault(
+                system.pk, SystemTotal(system.name, system.tier, {p.number: None for p in problems})
+            )
+            if finalized or not finalized_only:
+                entry.by_problem[problem.number] = row.final_total
+    return sorted(totals.values(), key=lambda t: (-(t.total or -1), t.system))

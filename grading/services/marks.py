@@ -1,0 +1,217 @@
+"""Marks: autosave while drafting, submit, revise after discussion, the chair's decision."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ioleval.roles import CHAIR, has_role
+
+from ..errors import GradingError
+from ..models import (
+    Assignment,
+    Criterion,
+    DiscussionComment,
+    Mark,
+    ObservationTag,
+    Paper,
+    PaperTag,
+    ProblemJury,
+    Resolution,
+)
+
+
+def points_parse(value: object, *, criterion: Criterion, field: str = "points") -> Decimal | None:
+    """Return valid points for the criterion (None for blank), or raise GradingError."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        points = Decimal(str(value).strip().replace(",", "."))
+    except InvalidOperation:
+        raise GradingError(f"{value!r} is not a number", field=field) from None
+    if not points.is_finite():
+        raise GradingError(f"{value!r} is not a number", field=field)
+    if points < 0 or points > criterion.maximum:
+        raise GradingError(
+            f"{criterion.code}: {points} is outside 0..{criterion.maximum}", field=field
+        )
+    if points % criterion.step:
+        raise GradingError(
+            f"{criterion.code}: {points} is not a multiple of {criterion.step}", field=field
+        )
+    return points
+
+
+def _problem_open(paper: Paper) -> None:
+    jury = ProblemJury.objects.filter(problem_id=paper.problem_id).first()
+    if jury and jury.finalized_at:
+        raise GradingError(f"problem {paper.problem.number} is finalized", field="problem")
+
+
+def _criterion_of(paper: Paper, criterion: Criterion) -> None:
+    from .rubrics import rubric_current
+
+    rubric = rubric_current(paper.problem)
+    if rubric is None or criterion.rubric_id != rubric.pk:
+        raise GradingError(f"{criterion.code} is not a criterion of this paper", field="criterion")
+
+
+def _locked(assignment: Assignment) -> Assignment:
+    # The row lock orders a save against a concurrent submit of the same assignment.
+    return (
+        Assignment.objects.select_for_update()
+        .select_related("paper__problem")
+        .get(pk=assignment.pk)
+    )
+
+
+@transaction.atomic
+def mark_save(
+    *, assignment: Assignment, criterion: Criterion, points: object, comment: str | None = None
+) -> Mark:
+    """Save a draft mark (points and/or comment) of the juror's own unsubmitted paper."""
+    assignment = _locked(assignment)
+    if assignment.is_submitted:
+        raise GradingError(
+            "this paper is submitted; change a mark through its discussion thread", field="points"
+        )
+    _problem_open(assignment.paper)
+    _criterion_of(assignment.paper, criterion)
+    value = points_parse(points, criterion=criterion)
+    mark = _mark_get_or_create(assignment, criterion)
+    mark.points = value
+    if comment is not None:
+        mark.comment = comment
+    mark._history_user = assignment.juror
+    mark.save()
+    return mark
+
+
+def _mark_get_or_create(assignment: Assignment, criterion: Criterion) -> Mark:
+    try:
+        with transaction.atomic():
+            return Mark.objects.select_for_update().get_or_create(
+                assignment=assignment, criterion=criterion
+            )[0]
+    except IntegrityError:
+        return Mark.objects.select_for_update().get(assignment=assignment, criterion=criterion)
+
+
+@transaction.atomic
+def assignment_submit(*, assignment: Assignment) -> Assignment:
+    """Submit a paper: every criterion must be marked; the juror's marks then lock."""
+    from .rubrics import rubric_current
+
+    assignment = _locked(assignment)
+    if assignment.is_submitted:
+        raise GradingError("this paper is already submitted", field="submit")
+    _problem_open(assignment.paper)
+    rubric = rubric_current(assignment.paper.problem)
+    if rubric is None:
+        raise GradingError("this problem has no rubric yet", field="submit")
+    marked = set(
+        assignment.marks.filter(points__isnull=False, criterion__rubric=rubric).values_list(
+            "criterion__code", flat=True
+        )
+    )
+    missing = [c.code for c in rubric.criteria.order_by("order") if c.code not in marked]
+    if missing:
+        raise GradingError(f"not marked yet: {', '.join(missing)}", field="submit")
+    assignment.submitted_at = timezone.now()
+    assignment.save(update_fields=["submitted_at"])
+    return assignment
+
+
+@transaction.atomic
+def mark_revise(
+    *, assignment: Assignment, criterion: Criterion, points: object, reason: str
+) -> Mark:
+    """Change one's own submitted mark after discussion; the reason goes into the history."""
+    assignment = _locked(assignment)
+    if not assignment.is_submitted:
+        raise GradingError("submit the paper first; drafts are edited directly", field="points")
+    _problem_open(assignment.paper)
+    _criterion_of(assignment.paper, criterion)
+    if not reason.strip():
+        raise GradingError("give a reason for the revision", field="reason")
+    value = points_parse(points, criterion=criterion)
+    if value is None:
+        raise GradingError("a submitted mark cannot be blank", field="points")
+    mark = Mark.objects.select_for_update().get(assignment=assignment, criterion=criterion)
+    mark.points = value
+    mark._history_user = assignment.juror
+    mark._change_reason = reason.strip()
+    mark.save()
+    return mark
+
+
+@transaction.atomic
+def criterion_decide(
+    *, paper: Paper, criterion: Criterion, points: object, reason: str, chair
+) -> Resolution:
+    """Set the agreed mark of a criterion of a paper as the chair's decision."""
+    if not has_role(chair, CHAIR):
+        raise GradingError("only the chair decides", field="points")
+    _problem_open(paper)
+    _criterion_of(paper, criterion)
+    if not reason.strip():
+        raise GradingError("give a reason for the decision", field="reason")
+    value = points_parse(points, criterion=criterion)
+    if value is None:
+        raise GradingError("a decision needs points", field="points")
+    resolution = Resolution.objects.select_for_update().filter(
+        paper=paper, criterion=criterion
+    ).first() or Resolution(paper=paper, criterion=criterion)
+    resolution.points = value
+    resolution.kind = Resolution.Kind.CHAIR
+    resolution.reason = reason.strip()
+    resolution.decided_by = chair
+    resolution._history_user = chair
+    resolution._change_reason = reason.strip()
+    resolution.save()
+    return resolution
+
+
+def comment_post(*, paper: Paper, criterion: Criterion, author, text: str) -> DiscussionComment:
+    """Post to the thread of a criterion of a paper."""
+    _criterion_of(paper, criterion)
+    if not text.strip():
+        raise GradingError("the comment is empty", field="text")
+    return DiscussionComment.objects.create(
+        paper=paper, criterion=criterion, author=author, text=text.strip()
+    )
+
+
+@transaction.atomic
+def tags_set(*, assignment: Assignment, tag_ids: list[int]) -> list[ObservationTag]:
+    """Replace the observation tags a juror gave a paper."""
+    competition_id = assignment.paper.problem.competition_id
+    tags = list(ObservationTag.objects.filter(competition_id=competition_id, pk__in=tag_ids))
+    if len(tags) != len(set(tag_ids)):
+        raise GradingError("unknown observation tag", field="tags")
+    PaperTag.objects.filter(assignment=assignment).exclude(tag__in=tags).delete()
+    for tag in tags:
+        PaperTag.objects.get_or_create(assignment=assignment, tag=tag)
+    return tags
+
+
+DEFAULT_TAGS = (
+    "local rather than consistent explanation",
+    "verbosity",
+    "hallucination",
+    "underspecified rule",
+    "undergeneralization",
+    "overfitting",
+    "terminology without analysis",
+)
+
+
+def tags_ensure_defaults(*, competition) -> None:
+    """Give a competition the default observation tags if it has none."""
+    if not ObservationTag.objects.filter(competition=competition).exists():
+        ObservationTag.objects.bulk_create(
+            ObservationTag(competition=competition, name=name, order=i)
+            for i, name in enumerate(DEFAULT_TAGS)
+        )

@@ -1,0 +1,254 @@
+"""Marks in and out: CSV import (drafted elsewhere, or agreed final marks) and CSV/XLSX export."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+from django.utils import timezone
+from openpyxl import Workbook
+
+from ioleval.roles import JUROR
+from puzzles.models import Competition, System
+from puzzles.services.imports import _csv_rows  # the shared CSV reader with line numbers
+
+from ..errors import GradingError
+from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
+from ..selectors import current_rubrics
+from .marks import points_parse
+from .papers import paper_code
+
+MARK_COLUMNS = ("system", "problem", "criterion", "juror", "points", "comment")
+
+
+@dataclass
+class MarksImport:
+    marks: int = 0
+    finals: int = 0
+    papers_created: int = 0
+    users_created: list[str] = field(default_factory=list)
+    finalized: list[int] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = [f"{self.marks} marks, {self.finals} final marks, {self.papers_created} new papers"]
+        if self.users_created:
+            out.append("new juror accounts (no password): " + ", ".join(self.users_created))
+        if self.finalized:
+            out.append("finalized problems: " + ", ".join(map(str, self.finalized)))
+        return out
+
+
+@transaction.atomic
+def marks_import(
+    *, competition: Competition, stream: TextIO, file: str = "marks.csv", final: bool = False
+) -> MarksImport:
+    """Import marks graded elsewhere (submitted), or with final=True agreed final marks."""
+    problems = {p.number: p for p in competition.problems.all()}
+    criteria = current_rubrics(problems.values())
+    by_code = {(problem_id, c.code): c for problem_id, items in criteria.items() for c in items}
+    systems = {s.name: s for s in System.objects.filter(competition=competition)}
+    papers = {
+        (p.system_id, p.problem_id): p
+        for p in Paper.objects.filter(problem__competition=competition)
+    }
+    User = get_user_model()
+    users = {u.username: u for u in User.objects.all()}
+    juror_group = Group.objects.get_or_create(name=JUROR)[0]
+    result = MarksImport()
+    seen: dict[tuple, int] = {}
+    required = ("system", "problem", "criterion", "points") + (() if final else ("juror",))
+    now = timezone.now()
+    touched_problems = set()
+    for line, row in _csv_rows(stream, file=file, required=required, optional=("juror", "comment")):
+        where = {"file": file, "line": line}
+        system, problem, criterion, points = _row_target(
+            row, where=where, systems=systems, problems=problems, criteria=criteria, by_code=by_code
+        )
+        juror_name = (row.get("juror") or "").strip()
+        key = (system.pk, problem.pk, criterion.pk, "" if final else juror_name)
+        if key in seen:
+            raise GradingError(
+                f"the same mark is already on line {seen[key]}", **where, field="criterion"
+            )
+        seen[key] = line
+        paper = papers.get((system.pk, problem.pk))
+        if paper is None:
+            taken = {p.code for p in papers.values() if p.problem_id == problem.pk}
+            paper = Paper.objects.create(
+                system=system, problem=problem, code=paper_code(problem, taken)
+            )
+            papers[(system.pk, problem.pk)] = paper
+            result.papers_created += 1
+        touched_problems.add(problem)
+        if final:
+            Resolution.objects.update_or_create(
+                paper=paper,
+                criterion=criterion,
+                defaults={
+                    "points": points,
+                    "kind": Resolution.Kind.IMPORTED,
+                    "reason": (row.get("comment") or "").strip() or f"imported from {file}",
+                    "decided_by": None,
+                },
+            )
+            result.finals += 1
+            continue
+        if not juror_name:
+            raise GradingError("a juror is required", **where, field="juror")
+        user = users.get(juror_name)
+        if user is None:
+            user = User.objects.create_user(username=juror_name)  # unusable password
+            user.groups.add(juror_group)
+            users[juror_name] = user
+            result.users_created.append(juror_name)
+        assignment, _ = Assignment.objects.get_or_create(paper=paper, juror=user)
+        if assignment.submitted_at is None:
+            assignment.submitted_at = now
+            assignment.save(update_fields=["submitted_at"])
+        mark, _ = Mark.objects.get_or_create(assignment=assignment, criterion=criterion)
+        mark.points = points
+        mark.comment = (row.get("comment") or "").strip()
+        mark._change_reason = f"imported from {file}"
+        mark.save()
+        result.marks += 1
+    if not seen:
+        raise GradingError("no rows after the header", file=file, line=2)
+    if final:
+        result.finalized = _finalize_covered(touched_problems, criteria, papers, now)
+    return result
+
+
+def _row_target(row, *, where, systems, problems, criteria, by_code):
+    """Validate a marks row's system, problem, criterion and points."""
+    system = systems.get(row["system"].strip())
+    if system is None:
+        raise GradingError(f"unknown system {row['system']!r}", **where, field="system")
+    try:
+        number = int(row["problem"])
+    except ValueError:
+        raise GradingError(
+            f"{row['problem']!r} is not a problem number", **where, field="problem"
+        ) from None
+    problem = problems.get(number)
+    if problem is None:
+        raise GradingError(f"no problem {number} in the competition", **where, field="problem")
+    if problem.pk not in criteria:
+        raise GradingError(f"problem {number} has no rubric", **where, field="criterion")
+    criterion = by_code.get((problem.pk, row["criterion"].strip()))
+    if criterion is None:
+        raise GradingError(
+            f"problem {number} has no criterion {row['criterion']!r}", **where, field="criterion"
+        )
+    try:
+        points = points_parse(row["points"], criterion=criterion)
+    except GradingError as exc:
+        raise GradingError(exc.message, **where, field="points") from None
+    if points is None:
+        raise GradingError("points are required", **where, field="points")
+    return system, problem, criterion, points
+
+
+def _finalize_covered(problems, criteria, papers, now) -> list[int]:
+    done = []
+    for problem in sorted(problems, key=lambda p: p.number):
+        needed = {
+            (paper.pk, c.pk)
+            for (system_id, problem_id), paper in papers.items()
+            if problem_id == problem.pk
+            for c in criteria[problem.pk]
+        }
+        have = set(
+            Resolution.objects.filter(paper__problem=problem).values_list(
+                "paper_id", "criterion_id"
+            )
+        )
+        if needed <= have:
+            ProblemJury.objects.update_or_create(problem=problem, defaults={"finalized_at": now})
+            done.append(problem.number)
+    return done
+
+
+def marks_rows(competition: Competition) -> tuple[list[str], list[list]]:
+    """Return every mark and final mark as rows (organizers only: it names the systems)."""
+    header = list(MARK_COLUMNS) + ["paper", "status", "submitted_at"]
+    rows: list[list] = []
+    marks = (
+        Mark.objects.filter(assignment__paper__problem__competition=competition)
+        .select_related(
+            "assignment__paper__system",
+            "assignment__paper__problem",
+            "assignment__juror",
+            "criterion",
+        )
+        .order_by(
+            "assignment__paper__problem__number",
+            "assignment__paper__system__name",
+            "criterion__order",
+            "assignment__juror__username",
+        )
+    )
+    for m in marks:
+        a = m.assignment
+        rows.append(
+            [
+                a.paper.system.name,
+                a.paper.problem.number,
+                m.criterion.code,
+                a.juror.username,
+                m.points,
+                m.comment,
+                a.paper.code,
+                "submitted" if a.submitted_at else "draft",
+                a.submitted_at.isoformat() if a.submitted_at else "",
+            ]
+        )
+    from ..selectors import comparison_sheet
+
+    for problem in competition.problems.order_by("number"):
+        _, sheet = comparison_sheet(problem)
+        for row in sheet:
+            for cell in row.cells:
+                if cell.state.final is not None:
+                    rows.append(
+                        [
+                            row.paper.system.name,
+                            problem.number,
+                            cell.criterion.code,
+                            "(final)",
+                            cell.state.final,
+                            cell.state.status,
+                            row.paper.code,
+                            "final",
+                            "",
+                        ]
+                    )
+    return header, rows
+
+
+def marks_csv(competition: Competition) -> str:
+    """Render all marks as CSV."""
+    header, rows = marks_rows(competition)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def marks_xlsx(competition: Competition) -> bytes:
+    """Render all marks as an XLSX workbook."""
+    header, rows = marks_rows(competition)
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.title = "marks"
+    sheet.append(header)
+    for row in rows:
+        sheet.append([float(v) if hasattr(v, "as_tuple") else v for v in row])
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()

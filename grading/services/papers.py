@@ -1,0 +1,147 @@
+"""Selecting systems for the jury (one anonymized paper per problem) and assigning jurors."""
+
+from __future__ import annotations
+
+import secrets
+from collections import Counter
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from ioleval.roles import JUROR
+from puzzles.models import Competition, Problem, System
+
+from ..errors import GradingError
+from ..models import Assignment, Paper, ProblemJuror
+
+# No 0/O, 1/I/L: codes are read aloud and copied by hand.
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+CODE_LENGTH = 4
+
+
+def paper_code(problem: Problem, taken: set[str]) -> str:
+    """Return a random code like P3-7KQ2 that no paper of the problem has."""
+    while True:
+        code = f"P{problem.number}-" + "".join(
+            secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)
+        )
+        if code not in taken:
+            taken.add(code)
+            return code
+
+
+@transaction.atomic
+def papers_create(*, competition: Competition, system_names: list[str]) -> list[Paper]:
+    """Give each named system one paper per problem; existing papers and codes are kept."""
+    names = [n.strip() for n in system_names if n.strip()]
+    if not names:
+        raise GradingError("name at least one system", field="systems")
+    systems = {s.name: s for s in System.objects.filter(competition=competition, name__in=names)}
+    unknown = [n for n in names if n not in systems]
+    if unknown:
+        raise GradingError(
+            f"unknown system(s) {', '.join(repr(n) for n in unknown)} in {competition.slug}",
+            field="systems",
+        )
+    problems = list(competition.problems.order_by("number"))
+    if not problems:
+        raise GradingError(f"{competition.slug} has no problems", field="systems")
+    created: list[Paper] = []
+    for problem in problems:
+        taken = set(Paper.objects.filter(problem=problem).values_list("code", flat=True))
+        have = set(
+            Paper.objects.filter(problem=problem, system__in=systems.values()).values_list(
+                "system_id", flat=True
+            )
+        )
+        # Shuffle so that creation order (and database ids) do not follow the given order.
+        pending = [s for s in systems.values() if s.pk not in have]
+        secrets.SystemRandom().shuffle(pending)
+        for system in pending:
+            created.append(
+                Paper.objects.create(
+                    system=system, problem=problem, code=paper_code(problem, taken)
+                )
+            )
+    return created
+
+
+@transaction.atomic
+def problem_jurors_set(*, problem: Problem, usernames: list[str]) -> list[ProblemJuror]:
+    """Add jurors to a problem's grading group (existing members stay)."""
+    User = get_user_model()
+    users = {u.username: u for u in User.objects.filter(username__in=usernames)}
+    unknown = [u for u in usernames if u not in users]
+    if unknown:
+        raise GradingError(f"unknown user(s) {', '.join(unknown)}", field="jurors")
+    not_jurors = [u.username for u in users.values() if not u.groups.filter(name=JUROR).exists()]
+    if not_jurors:
+        raise GradingError(f"not in the juror group: {', '.join(not_jurors)}", field="jurors")
+    return [ProblemJuror.objects.get_or_create(problem=problem, juror=u)[0] for u in users.values()]
+
+
+@dataclass
+class AssignmentReport:
+    created: int = 0
+    short: dict[str, int] = field(default_factory=dict)  # paper code -> jurors still missing
+    load: dict[str, int] = field(default_factory=dict)  # juror -> papers
+
+    def lines(self) -> list[str]:
+        out = [f"{self.created} assignments created"]
+        out += [f"{u}: {n} papers" for u, n in sorted(self.load.items())]
+        out += [
+            f"warning: {code} is {n} juror(s) short (too few jurors in its problem's group)"
+            for code, n in sorted(self.short.items())
+        ]
+        return out
+
+
+@transaction.atomic
+def jurors_assign(
+    *, competition: Competition, per_paper: int, per_problem: dict[int, int] | None = None
+) -> AssignmentReport:
+    """Give every paper at least N jurors of its problem's group, least-loaded first.
+
+    Re-running adds only what is missing and never removes an assignment or a mark.
+    """
+    if per_paper < 1:
+        raise GradingError("per-paper must be at least 1", field="per_paper")
+    per_problem = per_problem or {}
+    numbers = set(competition.problems.values_list("number", flat=True))
+    for number, n in per_problem.items():
+        if number not in numbers:
+            raise GradingError(f"no problem {number} in {competition.slug}", field="problem")
+        if n < 1:
+            raise GradingError(f"problem {number}: at least 1 juror per paper", field="problem")
+    report = AssignmentReport()
+    load = Counter(
+        Assignment.objects.filter(paper__problem__competition=competition).values_list(
+            "juror__username", flat=True
+        )
+    )
+    for problem in competition.problems.order_by("number"):
+        need = per_problem.get(problem.number, per_paper)
+        group = list(
+            ProblemJuror.objects.filter(problem=problem)
+            .select_related("juror")
+            .order_by("juror__username")
+        )
+        papers = (
+            Paper.objects.filter(problem=problem).prefetch_related("assignments").order_by("code")
+        )
+        for paper in papers:
+            assigned = {a.juror_id for a in paper.assignments.all()}
+            candidates = sorted(
+                (m.juror for m in group if m.juror_id not in assigned),
+                key=lambda u: (load[u.username], u.username),
+            )
+            missing = max(0, need - len(assigned))
+            for juror in candidates[:missing]:
+                Assignment.objects.create(paper=paper, juror=juror)
+                load[juror.username] += 1
+                report.created += 1
+            if missing > len(candidates):
+                report.short[paper.code] = missing - len(candidates)
+    report.load = dict(load)
+    return report

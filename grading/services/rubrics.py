@@ -1,0 +1,365 @@
+"""Rubrics: import and edit criteria; once marks exist, changes need a new version."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from django.db import transaction
+from django.db.models import Count
+
+from puzzles.models import Competition, Problem, Task
+
+from ..errors import GradingError
+from ..models import Assignment, Criterion, Mark, Rubric
+
+
+@dataclass(frozen=True)
+class CriterionSpec:
+    """A criterion as read from JSON or a form, before it is saved."""
+
+    code: str
+    title: str
+    maximum: Decimal
+    step: Decimal
+    kind: str = Criterion.Kind.ASSIGNMENT
+    description: str = ""
+    task_id: str = ""
+    items: tuple[int, ...] = ()
+
+    def as_json(self) -> dict:
+        data = {
+            "code": self.code,
+            "title": self.title,
+            "description": self.description,
+            "kind": self.kind,
+            "maximum": float(self.maximum),
+            "step": float(self.step),
+        }
+        if self.task_id:
+            data["task"] = self.task_id
+        if self.items:
+            data["items"] = list(self.items)
+        return data
+
+
+@dataclass
+class RubricChange:
+    """What replacing a rubric's criteria would do to existing marks."""
+
+    problem: Problem
+    added: list[str] = field(default_factory=list)
+    removed: dict[str, int] = field(default_factory=dict)  # code -> marks dropped
+    changed: dict[str, str] = field(default_factory=dict)  # code -> what changed
+    invalid_marks: dict[str, int] = field(default_factory=dict)  # code -> marks off range/step
+    reopened: int = 0  # submitted assignments that must grade new criteria
+    marks: int = 0
+
+    @property
+    def needs_new_version(self) -> bool:
+        return self.marks > 0
+
+    def lines(self) -> list[str]:
+        out = [f"problem {self.problem.number}: {self.marks} marks exist"]
+        out += [f"new criterion {c}" for c in self.added]
+        out += [f"criterion {c} removed: {n} marks dropped" for c, n in self.removed.items()]
+        out += [f"criterion {c}: {what}" for c, what in self.changed.items()]
+        out += [
+            f"criterion {c}: {n} marks no longer fit its maximum or step and are cleared"
+            for c, n in self.invalid_marks.items()
+        ]
+        if self.reopened:
+            out.append(f"{self.reopened} submitted papers reopen to grade new criteria")
+        return out
+
+
+def rubric_current(problem: Problem) -> Rubric | None:
+    """Return the problem's latest rubric version, or None."""
+    return problem.rubrics.order_by("-version").first()
+
+
+def _decimal(value: object, *, where: str, field: str) -> Decimal:
+    try:
+        number = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        raise GradingError(f"{value!r} is not a number", file=where, field=field) from None
+    if not number.is_finite() or number.as_tuple().exponent < -2:
+        raise GradingError(
+            f"{value!r} must be a number with at most 2 decimals", file=where, field=field
+        )
+    return number
+
+
+def criterion_spec_parse(data: object, *, where: str, tasks: dict[str, Task]) -> CriterionSpec:
+    """Validate one criterion's JSON object."""
+    if not isinstance(data, dict):
+        raise GradingError("a criterion must be a JSON object", file=where)
+    for key in ("code", "title", "maximum"):
+        if key not in data or data[key] in ("", None):
+            raise GradingError(f"missing {key!r}", file=where, field=key)
+    maximum = _decimal(data["maximum"], where=where, field="maximum")
+    step = _decimal(data.get("step", "0.5"), where=where, field="step")
+    if maximum <= 0:
+        raise GradingError("must be more than 0", file=where, field="maximum")
+    if step <= 0 or maximum % step:
+        raise GradingError(
+            f"step {step} must be positive and divide the maximum {maximum}",
+            file=where,
+            field="step",
+        )
+    kind = str(data.get("kind", Criterion.Kind.ASSIGNMENT))
+    if kind not in Criterion.Kind.values:
+        raise GradingError(
+            f"{kind!r} is not one of {', '.join(Criterion.Kind.values)}", file=where, field="kind"
+        )
+    task_id = str(data.get("task") or "")
+    items = data.get("items") or []
+    if task_id and task_id not in tasks:
+        raise GradingError(f"unknown task {task_id!r} for this problem", file=where, field="task")
+    if not isinstance(items, list) or not all(isinstance(i, int) and i >= 1 for i in items):
+        raise GradingError("items must be a list of item numbers from 1", file=where, field="items")
+    if items and not task_id:
+        raise GradingError("items need a task", file=where, field="items")
+    if task_id and any(i > len(tasks[task_id].answer_key) for i in items):
+        raise GradingError(
+            f"task {task_id} has {len(tasks[task_id].answer_key)} items", file=where, field="items"
+        )
+    return CriterionSpec(
+        code=str(data["code"]).strip(),
+        title=str(data["title"]).strip(),
+        description=str(data.get("description", "")),
+        kind=kind,
+        maximum=maximum,
+        step=step,
+        task_id=task_id,
+        items=tuple(items),
+    )
+
+
+def _specs_check(specs: list[CriterionSpec], *, where: str) -> None:
+    if not specs:
+        raise GradingError("a rubric needs at least one criterion", file=where, field="criteria")
+    codes = [s.code for s in specs]
+    duplicates = sorted({c for c in codes if codes.count(c) > 1})
+    if duplicates:
+        raise GradingError(
+            f"duplicate criterion code(s) {', '.join(duplicates)}", file=where, field="code"
+        )
+
+
+def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> RubricChange:
+    """Tell what replacing the problem's criteria with these would do to existing marks."""
+    change = RubricChange(problem=problem)
+    rubric = rubric_current(problem)
+    old = {c.code: c for c in rubric.criteria.all()} if rubric else {}
+    marks = (
+        Mark.objects.filter(criterion__rubric=rubric, points__isnull=False)
+        if rubric
+        else Mark.objects.none()
+    )
+    counts = dict(marks.values_list("criterion__code").annotate(n=Count("pk")))
+    change.marks = sum(counts.values())
+    new = {s.code: s for s in specs}
+    change.added = [c for c in new if c not in old]
+    change.removed = {c: counts.get(c, 0) for c in old if c not in new}
+    for code, spec in new.items():
+        if code not in old:
+            continue
+        before = old[code]
+        what = []
+        if before.maximum != spec.maximum:
+            what.append(f"maximum {before.maximum} -> {spec.maximum}")
+        if before.step != spec.step:
+            what.append(f"step {before.step} -> {spec.step}")
+        if before.title != spec.title or before.description != spec.description:
+            what.append("wording")
+        if what:
+            change.changed[code] = ", ".join(what)
+        bad = [
+            p
+            for p in marks.filter(criterion=before).values_list("points", flat=True)
+            if p > spec.maximum or p % spec.step
+        ]
+        if bad:
+            change.invalid_marks[code] = len(bad)
+    if change.added and rubric:
+        change.reopened = Assignment.objects.filter(
+            paper__problem=problem, submitted_at__isnull=False
+        ).count()
+    return change
+
+
+@transaction.atomic
+def rubric_replace(
+    *,
+    problem: Problem,
+    specs: list[CriterionSpec],
+    new_version: bool = False,
+    user=None,
+    note: str = "",
+) -> tuple[Rubric, RubricChange]:
+    """Set the problem's criteria; with marks present this needs new_version=True.
+
+    A new version keeps marks of criteria whose code survives (clearing those that no
+    longer fit), drops marks of removed criteria, and reopens submitted papers when
+    criteria are added.
+    """
+    _specs_check(specs, where=f"problem {problem.number}")
+    tasks = {t.external_id: t for t in problem.tasks.all()}
+    change = rubric_change_preview(problem=problem, specs=specs)
+    rubric = rubric_current(problem)
+    if change.needs_new_version and not new_version:
+        raise GradingError(
+            f"problem {problem.number} already has {change.marks} marks: its rubric is frozen; "
+            "create a new version to change it",
+            field="version",
+        )
+    if rubric is None or new_version:
+        old = rubric
+        rubric = Rubric.objects.create(
+            problem=problem, version=(old.version + 1 if old else 1), created_by=user, note=note
+        )
+    else:
+        old = None
+        rubric.criteria.all().delete()
+    created = {}
+    for order, spec in enumerate(specs, start=1):
+        created[spec.code] = Criterion.objects.create(
+            rubric=rubric,
+            order=order,
+            code=spec.code,
+            title=spec.title,
+            description=spec.description,
+            kind=spec.kind,
+            maximum=spec.maximum,
+            step=spec.step,
+            task=tasks.get(spec.task_id),
+            items=list(spec.items),
+        )
+    if old is not None:
+        _marks_carry_over(old=old, new=created)
+        if change.added:
+            Assignment.objects.filter(paper__problem=problem, submitted_at__isnull=False).update(
+                submitted_at=None
+            )
+    return rubric, change
+
+
+def _marks_carry_over(*, old: Rubric, new: dict[str, Criterion]) -> None:
+    for criterion in old.criteria.all():
+        target = new.get(criterion.code)
+        if target is None:
+            continue
+        for mark in criterion.marks.all():
+            mark.criterion = target
+            if mark.points is not None and (
+                mark.points > target.maximum or mark.points % target.step
+            ):
+                mark.points = None
+            mark._change_reason = f"rubric version {target.rubric.version}"
+            mark.save()
+        for resolution in criterion.resolutions.all():
+            resolution.criterion = target
+            resolution._change_reason = f"rubric version {target.rubric.version}"
+            resolution.save()
+
+
+def rubrics_read(
+    path_or_text: Path | str, *, competition: Competition, file: str = ""
+) -> dict[Problem, list[CriterionSpec]]:
+    """Read rubrics JSON: {"problems": [{"problem": N, "criteria": [...]}, ...]}."""
+    if isinstance(path_or_text, Path):
+        file = file or str(path_or_text)
+        if not path_or_text.is_file():
+            raise GradingError("no such file", file=file)
+        text = path_or_text.read_text(encoding="utf-8-sig")
+    else:
+        text = path_or_text
+    file = file or "rubric.json"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GradingError(f"malformed JSON ({exc.msg})", file=file, line=exc.lineno) from None
+    if isinstance(data, dict) and "problems" in data:
+        entries = data["problems"]
+    elif isinstance(data, dict) and "problem" in data:
+        entries = [data]
+    else:
+        entries = data
+    if not isinstance(entries, list) or not entries:
+        raise GradingError('expected {"problems": [{"problem": N, "criteria": [...]}]}', file=file)
+    problems = {p.number: p for p in competition.problems.all()}
+    result: dict[Problem, list[CriterionSpec]] = {}
+    for index, entry in enumerate(entries, start=1):
+        where = f"{file}, problems[{index}]"
+        if not isinstance(entry, dict) or "problem" not in entry:
+            raise GradingError(
+                "needs 'problem' (its number) and 'criteria'", file=where, field="problem"
+            )
+        number = entry["problem"]
+        if number not in problems:
+            raise GradingError(
+                f"no problem {number!r} in {competition.slug}", file=where, field="problem"
+            )
+        problem = problems[number]
+        if problem in result:
+            raise GradingError(f"problem {number} appears twice", file=where, field="problem")
+        criteria = entry.get("criteria")
+        if not isinstance(criteria, list):
+            raise GradingError("criteria must be a list", file=where, field="criteria")
+        tasks = {t.external_id: t for t in problem.tasks.all()}
+        specs = [
+            criterion_spec_parse(c, where=f"{where}.criteria[{i}]", tasks=tasks)
+            for i, c in enumerate(criteria, start=1)
+        ]
+        _specs_check(specs, where=where)
+        result[problem] = specs
+    return result
+
+
+@transaction.atomic
+def rubrics_import(
+    path_or_text: Path | str,
+    *,
+    competition: Competition,
+    new_version: bool = False,
+    user=None,
+    file: str = "",
+) -> list[tuple[Rubric, RubricChange]]:
+    """Import rubrics for one or more problems; all or nothing."""
+    parsed = rubrics_read(path_or_text, competition=competition, file=file)
+    return [
+        rubric_replace(problem=problem, specs=specs, new_version=new_version, user=user)
+        for problem, specs in parsed.items()
+    ]
+
+
+def rubrics_export(competition: Competition) -> dict:
+    """Return the competition's current rubrics in the import schema."""
+    problems = []
+    for problem in competition.problems.order_by("number"):
+        rubric = rubric_current(problem)
+        if rubric is None:
+            continue
+        problems.append(
+            {
+                "problem": problem.number,
+                "version": rubric.version,
+                "criteria": [
+                    CriterionSpec(
+                        code=c.code,
+                        title=c.title,
+                        description=c.description,
+                        kind=c.kind,
+                        maximum=c.maximum,
+                        step=c.step,
+                        task_id=c.task.external_id if c.task else "",
+                        items=tuple(c.items),
+                    ).as_json()
+                    for c in rubric.criteria.select_related("task").order_by("order")
+                ],
+            }
+        )
+    return {"competition": competition.slug, "problems": problems}
