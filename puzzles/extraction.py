@@ -8,17 +8,23 @@ Pure functions, no Django. `extract_answer(text, n_items, query)` works in three
 2. The reply is cut into sections at headings: `Answer:`, `Final answers:`, `## Answer`,
    `**Reasoning**`, `Explanation: ...`, or a short line ending in a colon that names one
    ("Sure! Here are the answers:"). The answers are looked for in the last answer
-   section (a "final" one preferred), else in all text outside explanation sections.
-3. In that region: a JSON value (whole, fenced, or embedded with exactly n elements);
-   else labelled lines (`16.`, `17)`, `(b)`, `iv)`, `BB.`, bullets), mapped to the
-   query's item labels when they match and otherwise taken in order; else plain lines.
-   A single-item task takes a multi-line region as one paragraph.
+   section (a "final" one preferred), else in the text outside explanation sections,
+   else (when that holds no list) inside the explanation sections.
+3. In that region: a JSON value or Python list repr (whole, fenced, or embedded with
+   exactly n elements); else labelled lines (`16.`, `17)`, `(b)`, `iv)`, `BB.`, `1 - C`,
+   bullets, table rows), mapped to the query's item labels when most of them match and
+   otherwise taken in order; else plain lines. A single-item task takes a multi-line
+   region as one paragraph.
 
-Items lose their label, markdown emphasis and backticks, and a source item echoed
-before a separator (`→`, `->`, `=`, `:`, ` - `, ` — `; the arrows are dropped even
-without a query). Quotes are left to `metrics.normalize`. The explanation is the text
-of the explanation sections, the JSON object's "explanation", or else the text left
-outside the answer block once chatter ("I hope this helps") is dropped.
+Items lose their label, markdown emphasis and backticks, and the query's source item
+when echoed before a separator (`→`, `->`, `=`, `:`, ` - `, ` — `) or after the answer
+in brackets; anything before an arrow goes even without a query. Quotes are left to
+`metrics.normalize`. The explanation is the explanation sections' text, the JSON
+object's "explanation", or else the text outside the answer block minus chatter.
+
+Not handled: one "Answer:" heading per item (only the last such section is read),
+answers inside running prose ("so 16 is kayé"), nested sub-lists under items, and
+several answer lists without a heading (the last list of n items wins).
 """
 
 from __future__ import annotations
@@ -32,45 +38,42 @@ _ANSWER_WORDS = r"final\s+answers?|answers?|solutions?|translations?"
 _EXPLAIN_WORDS = r"explanations?|reasoning|rationale|justification|analysis"
 _KEYWORD = re.compile(rf"\b(?:(?P<answer>{_ANSWER_WORDS})|{_EXPLAIN_WORDS})\b", re.I)
 _HEADING_LINE = re.compile(
-    rf"^(?:(?:my|the|our)\s+)?(?P<kw>{_ANSWER_WORDS}|{_EXPLAIN_WORDS})\s*(?:\([^)]*\))?"
-    r"\s*(?:[:：]\s*(?P<rest>.*))?$",
+    rf"^(?:(?:my|the|our)\s++)?(?P<kw>{_ANSWER_WORDS}|{_EXPLAIN_WORDS})(?:\s*+\([^)]*\))?"
+    r"(?:\s++(?:is|are|would be))?\s*+(?:[:：]\s*+(?P<rest>.*))?$",
     re.I | re.S,
 )
 _MD_HEADING = re.compile(r"^#{1,6}(?:\s|$)")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _FENCE_BLOCK = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
 _BULLET = re.compile(r"^[-*•+]\s+")
+_RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
+_TABLE_RULE = re.compile(r"^(?=[^-]*-)[\s:|-]+$")
+_TRAILING_GLOSS = re.compile(r"\(([^()]*)\)$")
 _LABELLED = re.compile(
     r"""^(?:\((?P<p>[0-9]{1,3}|[A-Za-z]{1,5})\)     # (3)  (iv)  (b)
-        |(?P<d>[0-9]{1,3})[.):](?![0-9])            # 3.  17)  16:
+        |(?P<d>[0-9]{1,3})(?:[.):]|\s*(?:->|→|=|[-–—]))(?![0-9])  # 3. 17) 16: 1 - C
         |(?P<w>[A-Za-z]{1,5})[.)](?=\s)             # a)  BB.  iv)
     )\s*(?P<body>.*)$""",
     re.X | re.S,
 )
 _ROMAN = re.compile(r"^(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})$")
-_BOLD = re.compile(r"\*\*(.+?)\*\*|(?<!\w)__(.+?)__(?!\w)")
+# Spans may not contain their own marker, which keeps the scans linear on long lines.
+_BOLD = re.compile(r"\*\*([^*\n]+)\*\*|(?<!\w)__([^_\n]+)__(?!\w)")
 _ITALIC = re.compile(
-    r"(?<![\w*])\*(?![\s*])(.+?)(?<![\s*])\*(?![\w*])|(?<!\w)_(?![\s_])(.+?)(?<![\s_])_(?!\w)"
+    r"(?<![\w*])\*(?![\s*])([^*\n]+)(?<!\s)\*(?![\w*])|(?<!\w)_(?![\s_])([^_\n]+)(?<!\s)_(?!\w)"
 )
 _CODE = re.compile(r"`([^`\n]*)`")
-_ARROW = re.compile(r"\s*(?:→|->|=>|⇒|⟶)\s*")
-_SEPARATOR = re.compile(r"\s*(?:→|->|=>|⇒|⟶|=|:|\|)\s*|\s+[-–—]\s+|\s*[–—]\s*")
+# (?<!\s) starts a match only at the start of a whitespace run: no quadratic rescans.
+_ARROW = re.compile(r"(?<!\s)\s*+(?:→|->|=>|⇒|⟶)\s*+")
+_SEPARATOR = re.compile(r"(?<!\s)(?:\s*+(?:→|->|=>|⇒|⟶|=|:|\|)\s*+|\s++[-–—]\s++|\s*+[–—]\s*+)")
+# Greetings, sign-offs and "Here are the answers:" intros; "Here is my reasoning: X" is not.
 _CHATTER = re.compile(
-    r"^(?:sure|certainly|of course|okay|ok|great|alright|absolutely|here(?:'s| is| are)"
-    r"|below (?:is|are)|i hope|hope (?:this|that)|let me know|good luck|feel free|thanks?)\b",
+    r"^(?:sure|certainly|of course|okay|ok|great|alright|absolutely|i hope|hope (?:this|that)"
+    r"|let me know|good luck|feel free|thanks?)\b|^(?:here(?:'s| is| are)|below (?:is|are))\b.*[:：]$",
     re.I,
 )
-_ANSWER_KEYS = (
-    "answers",
-    "answer",
-    "final_answers",
-    "final_answer",
-    "items",
-    "predictions",
-    "translations",
-    "solutions",
-)
-_EXPLAIN_KEYS = ("explanation", "explanations", "reasoning", "rationale")
+_ANSWER_KEYS = "answers answer final_answers final_answer items predictions translations".split()
+_EXPLAIN_KEYS = "explanation explanations reasoning rationale".split()
 _MAX_EMBEDDED_TRIES = 200
 
 
@@ -127,23 +130,22 @@ def extract_answer(text: str | None, n_items: int, query: str = "") -> Extractio
     if text is None or not text.strip():
         return Extraction([""] * n, "", 0, "empty")
     whole = _value_items(_load_json(text.strip(), strict=True))
-    if whole is not None:
-        return _result(whole[0], whole[1], "json", n, len(whole[0]))
+    if whole is not None:  # the competition's own parse of a clean JSON list
+        items, explanation = whole
+        return Extraction((items + [""] * n)[:n], explanation.strip(), len(items), "json")
     sections = _split_sections(text)
     answer = _pick_answer_section(sections)
     explained = "\n\n".join(s.body for s in sections if s.kind == "explain" and s.body)
-    outside = ""
-    if answer is not None:
-        region = answer.body
-        outside = "\n".join(s.body for s in sections if s.kind == "other")
-    else:
-        region = "\n".join(s.body for s in sections if s.kind == "other")
-    # A reply that is all "explanation" may still end in the answers; search it whole.
-    borrowed = not region.strip()
-    if borrowed:
-        region = explained
+    others = "\n".join(s.body for s in sections if s.kind == "other")
+    region, outside = (answer.body, others) if answer else (others, "")
     labels, sources = _query_items(query, n)
     found = _find_items(region, n, labels, sources, from_section=answer is not None)
+    borrowed = False
+    if answer is None and explained and found.method == "lines":
+        # Models often run their reasoning straight into an unheaded list of answers.
+        alt = _find_items(explained, n, labels, sources, from_section=False)
+        if alt.method != "lines" or not region.strip():
+            outside, region, found, borrowed = region, explained, alt, True
     leftover = _clean_explanation("\n".join((outside, region[: found.start], region[found.end :])))
     if found.explanation:
         explanation = found.explanation
@@ -152,15 +154,7 @@ def extract_answer(text: str | None, n_items: int, query: str = "") -> Extractio
     else:
         explanation = explained or leftover
     n_found = len(found.items) if found.n_found is None else found.n_found
-    return _result(found.items, explanation, found.method, n, n_found)
-
-
-def _result(items: list[str], explanation: str, method: str, n: int, n_found: int) -> Extraction:
-    """Pad or cut the items to n and build the Extraction."""
-    return Extraction((items + [""] * n)[:n], explanation.strip(), n_found, method)
-
-
-# --- sections ---------------------------------------------------------------------------
+    return Extraction((found.items + [""] * n)[:n], explanation.strip(), n_found, found.method)
 
 
 def _heading(line: str) -> tuple[str, bool, str] | None:
@@ -171,7 +165,7 @@ def _heading(line: str) -> tuple[str, bool, str] | None:
     final = bool(re.search(r"\bfinal\b", text, re.I))
     match = _HEADING_LINE.match(text)
     if match:
-        kind = "explain" if not _KEYWORD.match(match.group("kw")).group("answer") else "answer"
+        kind = _keyword_kind(_KEYWORD.match(match.group("kw")))
         return kind, final, (match.group("rest") or "").strip()
     keyword = _KEYWORD.search(text)
     if is_markdown:
@@ -183,9 +177,9 @@ def _heading(line: str) -> tuple[str, bool, str] | None:
     return None
 
 
-def _keyword_kind(match: re.Match[str]) -> str:
+def _keyword_kind(match: re.Match[str] | None) -> str:
     """Return the section kind a heading keyword names."""
-    return "answer" if match.group("answer") else "explain"
+    return "answer" if match and match.group("answer") else "explain"
 
 
 def _split_sections(text: str) -> list[_Section]:
@@ -211,9 +205,6 @@ def _pick_answer_section(sections: list[_Section]) -> _Section | None:
     return (finals or answers or [None])[-1]
 
 
-# --- query labels -------------------------------------------------------------------------
-
-
 def _query_items(query: str, n: int) -> tuple[list[str], list[str]]:
     """Return the labels and source texts of the query's first run of n labelled lines."""
     if not query:
@@ -223,9 +214,6 @@ def _query_items(query: str, n: int) -> tuple[list[str], list[str]]:
         if len(run) == n:
             return [i.label or "" for i in run], [i.body for i in run]
     return [], []
-
-
-# --- finding items in a region ------------------------------------------------------------
 
 
 def _find_items(
@@ -265,8 +253,7 @@ def _load_json(text: str, strict: bool = False) -> object:
 def _value_items(value: object) -> tuple[list[str], str] | None:
     """Return (items, explanation) from a decoded list or answers object, else None."""
     if isinstance(value, list):
-        # The competition used str() on decoded elements; null becomes "".
-        return ["" if v is None else str(v).strip() for v in value], ""
+        return _strings(value), ""
     if not isinstance(value, dict):
         return None
     fields = {str(k).casefold(): v for k, v in value.items()}
@@ -274,15 +261,20 @@ def _value_items(value: object) -> tuple[list[str], str] | None:
     for key in _ANSWER_KEYS:
         answer = fields.get(key)
         if isinstance(answer, list):
-            return _value_items(answer)[0], explanation  # type: ignore[index]
+            return _strings(answer), explanation
         if isinstance(answer, str):
             return [answer.strip()], explanation
     return None
 
 
+def _strings(values: list[object]) -> list[str]:
+    """Return JSON elements as item strings, as the competition did: str(), null -> ""."""
+    return ["" if v is None else str(v).strip() for v in values]
+
+
 def _find_json(region: str, n: int) -> _Found | None:
     """Return items from a JSON value that is the region, a fenced block, or n long inside."""
-    value = _value_items(_load_json(_unfence(region.strip())))
+    value = _value_items(_load_json(region.strip()))
     if value is not None:
         return _Found(value[0], "json", 0, len(region), value[1])
     fenced = [
@@ -311,23 +303,13 @@ def _embedded_json(region: str, n: int) -> _Found | None:
         except (ValueError, RecursionError):
             continue
         parsed = _value_items(value)
-        # A bracketed "[1]" in prose is not an answer list: demand the right length.
-        if parsed is not None and (
-            isinstance(value, dict) or (len(value) == n and (n > 1 or isinstance(value[0], str)))  # type: ignore[arg-type]
-        ):
+        # A bracketed "[1]" in prose is not an answer list: demand n items (strings if n is 1).
+        plausible = isinstance(value, list) and len(value) == n
+        plausible = plausible and (n > 1 or all(isinstance(v, str) for v in value))
+        if parsed is not None and (isinstance(value, dict) or plausible):
             best = _Found(parsed[0], "json", match.start(), end, parsed[1])
             resume = end
     return best
-
-
-def _unfence(text: str) -> str:
-    """Return the text without a code fence wrapped around all of it."""
-    if text.startswith(("```", "~~~")):
-        text = text.split("\n", 1)[1] if "\n" in text else ""
-        text = text.rstrip()
-        if text.endswith(("```", "~~~")):
-            text = text[:-3]
-    return text.strip()
 
 
 def _content_lines(region: str) -> list[_Line]:
@@ -335,21 +317,38 @@ def _content_lines(region: str) -> list[_Line]:
     lines: list[_Line] = []
     position = para = 0
     gap = False
+    block_start: int | None = None  # a table header joins the block of its first row
     for raw in region.split("\n"):
         start, position = position, position + len(raw) + 1
         stripped = raw.strip()
         if not stripped or _FENCE.match(stripped) or _MD_HEADING.match(stripped):
             gap = True
             continue
+        if _TABLE_RULE.match(stripped):
+            if lines and not gap and lines[-1].text.startswith("|"):
+                block_start = lines.pop().start  # a table's header row is not an answer
+            else:
+                gap = True  # a horizontal rule
+            continue
         if gap and lines:
             para += 1
         gap = False
-        lines.append(_Line(start, start + len(raw), stripped, para))
+        lines.append(
+            _Line(start if block_start is None else block_start, start + len(raw), stripped, para)
+        )
+        block_start = None
     return lines
 
 
 def _parse_list_line(text: str) -> tuple[str | None, str] | None:
     """Return (label or None for a bullet, body) when the line is a list item, else None."""
+    if text.startswith("|") and text.endswith("|") and len(text) > 1:
+        cells = [cell.strip() for cell in text.strip("|").split("|")]
+        label = _strip_emphasis(cells[0]).strip(" .)(")
+        # A table row: "| 16 | source | answer |" answers in its last cell.
+        if len(cells) > 1 and label and _valid_label(label):
+            return label, _strip_emphasis(cells[-1]).strip()
+        return None, _strip_emphasis(cells[-1]).strip()
     bullet = _BULLET.match(text)
     if bullet:
         text = text[bullet.end() :]
@@ -470,11 +469,11 @@ def _plain_lines(region: str, n: int, sources: list[str], from_section: bool) ->
     if not kept:
         return _Found([], method, 0, len(region))
     answers = []
-    for i, line in enumerate(kept):
+    for i, line in enumerate(kept[:n]):  # cleaning items beyond n is wasted work
         parsed = _parse_list_line(line.text)
         body = parsed[1] if parsed else line.text
         answers.append(_clean_item(body, sources[i] if i < len(sources) else ""))
-    return _Found(answers, method, kept[0].start, kept[-1].end)
+    return _Found(answers, method, kept[0].start, kept[-1].end, n_found=len(kept))
 
 
 def _fit_paragraphs(lines: list[_Line], n: int) -> list[_Line]:
@@ -484,15 +483,12 @@ def _fit_paragraphs(lines: list[_Line], n: int) -> list[_Line]:
     for ordered in (lines, lines[::-1]):
         taken: list[_Line] = []
         for line in ordered:
-            if len(taken) >= n and line.para != taken[-1].para:
+            if taken and len(taken) >= n and line.para != taken[-1].para:
                 break
             taken.append(line)
         if len(taken) == n:
             return taken if ordered is lines else taken[::-1]
     return lines
-
-
-# --- item text ----------------------------------------------------------------------------
 
 
 def _strip_emphasis(text: str) -> str:
@@ -504,22 +500,22 @@ def _strip_emphasis(text: str) -> str:
 
 
 def _clean_item(text: str, source: str = "") -> str:
-    """Return an answer item without emphasis and without an echoed source item."""
+    """Return an answer item without emphasis and without an echoed source item or arrow."""
     text = _strip_emphasis(text).strip()
-    return _drop_echo(text, source).strip()
-
-
-def _drop_echo(text: str, source: str) -> str:
-    """Drop a leading copy of the source item (or anything before an arrow)."""
+    gloss = _TRAILING_GLOSS.search(text)
+    if source and gloss and gloss.start() > 0 and _same_source(gloss.group(1), source):
+        text = text[: gloss.start()].rstrip()
     if source:
-        for match in _SEPARATOR.finditer(text):
-            rest = text[match.end() :]
-            if match.start() > 0 and rest.strip() and _same_source(text[: match.start()], source):
+        # An echo is about as long as its source: look no further, longest echo first.
+        nearby = _SEPARATOR.finditer(text, 0, 2 * len(source) + 10)
+        for match in reversed(list(nearby)):
+            rest = text[match.end() :].strip()
+            if match.start() > 0 and rest and _same_source(text[: match.start()], source):
                 return rest
     arrow = _ARROW.search(text)
     if arrow and arrow.start() > 0 and text[arrow.end() :].strip():
-        return text[arrow.end() :]
-    return text
+        return text[arrow.end() :].strip()
+    return text.strip()
 
 
 def _same_source(echo: str, source: str) -> bool:
@@ -544,6 +540,6 @@ def _clean_explanation(text: str) -> str:
     lines = [
         line.rstrip()
         for line in text.split("\n")
-        if not _FENCE.match(line) and not _CHATTER.match(line.strip())
+        if not (_FENCE.match(line) or _CHATTER.match(line.strip()) or _RULE.match(line.strip()))
     ]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
