@@ -73,7 +73,7 @@ class Paper(models.Model):
 
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="papers")
     problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="papers")
-    code = models.CharField(max_length=16)
+    code = models.CharField(max_length=16, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -82,7 +82,6 @@ class Paper(models.Model):
             models.UniqueConstraint(
                 fields=["system", "problem"], name="paper_unique_system_problem"
             ),
-            models.UniqueConstraint(fields=["problem", "code"], name="paper_unique_code"),
         ]
 
     def __str__(self) -> str:

@@ -260,7 +260,9 @@ def comparison_sheet(
             submitted={a.juror_id for a in assignments if a.submitted_at},
         )
         for criterion in criteria:
-            submitted = marks.get((paper.pk, criterion.pk), {})
+            found = marks.get((paper.pk, criterion.pk), {})
+            # In the order of the row's jurors, so that columns line up.
+            submitted = {a.juror_id: found[a.juror_id] for a in assignments if a.juror_id in found}
             state = cell_state(
                 submitted=submitted,
                 expected=len(assignments),

@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from .roles import ORGANIZER, has_role
+from .roles import CHAIR, JUROR, ORGANIZER, has_role
 
 
 @require_GET
@@ -15,4 +15,6 @@ from .roles import ORGANIZER, has_role
 def home(request: HttpRequest) -> HttpResponse:
     if has_role(request.user, ORGANIZER):
         return redirect("puzzles:competitions")
+    if has_role(request.user, JUROR, CHAIR):
+        return redirect("grading:home")
     return render(request, "home.html")

@@ -21,7 +21,7 @@ from ..errors import GradingError
 from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
 from ..selectors import current_rubrics
 from .marks import points_parse
-from .papers import paper_code
+from .papers import codes_taken, paper_code
 
 MARK_COLUMNS = ("system", "problem", "criterion", "juror", "points", "comment")
 
@@ -78,7 +78,7 @@ def marks_import(
         seen[key] = line
         paper = papers.get((system.pk, problem.pk))
         if paper is None:
-            taken = {p.code for p in papers.values() if p.problem_id == problem.pk}
+            taken = codes_taken(problem)
             paper = Paper.objects.create(
                 system=system, problem=problem, code=paper_code(problem, taken)
             )

@@ -20,8 +20,15 @@ CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 4
 
 
+def codes_taken(problem: Problem) -> set[str]:
+    """Return the codes in use with this problem's prefix (codes are unique everywhere)."""
+    return set(
+        Paper.objects.filter(code__startswith=f"P{problem.number}-").values_list("code", flat=True)
+    )
+
+
 def paper_code(problem: Problem, taken: set[str]) -> str:
-    """Return a random code like P3-7KQ2 that no paper of the problem has."""
+    """Return a random code like P3-7KQ2 that is not in `taken` (and add it there)."""
     while True:
         code = f"P{problem.number}-" + "".join(
             secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)
@@ -49,7 +56,7 @@ def papers_create(*, competition: Competition, system_names: list[str]) -> list[
         raise GradingError(f"{competition.slug} has no problems", field="systems")
     created: list[Paper] = []
     for problem in problems:
-        taken = set(Paper.objects.filter(problem=problem).values_list("code", flat=True))
+        taken = codes_taken(problem)
         have = set(
             Paper.objects.filter(problem=problem, system__in=systems.values()).values_list(
                 "system_id", flat=True

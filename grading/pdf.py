@@ -1,0 +1,322 @@
+"""PDF papers for jurors: one paper, a juror's packet, a batch written to a folder.
+
+Model text is untrusted: it reaches the HTML escaped, or (explanations) as markdown
+sanitized by `grading.text.explanation_html`, and WeasyPrint gets a URL fetcher that
+reads nothing but `data:` URLs and the app's own static files. Templates receive plain
+dataclasses of strings, never a Paper, so no template can reach the system behind a code.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from urllib.parse import unquote
+
+from django.contrib.staticfiles import finders
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+from weasyprint import HTML
+from weasyprint.urls import URLFetcher, URLFetcherResponse
+
+from puzzles.models import Competition, Output, Problem, Task
+
+from .errors import GradingError
+from .models import Paper
+from .selectors import current_rubrics, paper_answers
+from .text import explanation_html
+
+# Templates name static files as `ioleval-static:fonts/DejaVuSans.ttf`: a scheme of our
+# own, so that no base URL is needed and every relative reference stays unresolved.
+STATIC_SCHEME = "ioleval-static"
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+_STATIC_PATH = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$")
+# Paper codes become file names: letters, digits and inner hyphens only.
+_SAFE_CODE = re.compile(r"^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$")
+# "1. kaimek", "BB. (his) son", "a) ...": an item's label at the start of a query line.
+_ITEM_LINE = re.compile(r"^\s*([0-9]{1,3}|[A-Za-z]{1,3})[.)]\s+(\S.*?)\s*$")
+
+
+class StaticFetcher(URLFetcher):
+    """Fetch `data:` URLs and the app's static files; refuse every other URL."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=5, allowed_protocols={"data"}, allow_redirects=False)
+
+    def fetch(self, url: str, headers=None) -> URLFetcherResponse:
+        match = _SCHEME.match(url)
+        scheme = match[1].lower() if match else ""
+        if scheme == "data":
+            return super().fetch(url, headers)
+        if scheme == STATIC_SCHEME:
+            return _static_response(url, url[match.end() :])
+        raise ValueError(
+            f"refused: only data: and {STATIC_SCHEME}: URLs are fetched ({url[:60]!r})"
+        )
+
+
+def url_fetcher(url: str) -> URLFetcherResponse:
+    """Fetch a URL the way paper PDFs do: data: and static files only, else ValueError."""
+    return StaticFetcher().fetch(url)
+
+
+def _static_roots() -> list[Path]:
+    roots = []
+    for finder in finders.get_finders():
+        for storage in getattr(finder, "storages", {}).values():
+            location = getattr(storage, "location", None)
+            if location:
+                roots.append(Path(location).resolve())
+    return roots
+
+
+def _static_response(url: str, rest: str) -> URLFetcherResponse:
+    path = unquote(rest)
+    if not _STATIC_PATH.match(path) or any(part in {".", ".."} for part in path.split("/")):
+        raise ValueError(f"refused: not a static file path ({rest[:60]!r})")
+    found = finders.find(path)
+    if not found:
+        raise ValueError(f"refused: no static file {path!r}")
+    real = Path(found).resolve()
+    # A symlink inside a static folder must not lead out of it.
+    if not real.is_file() or not any(real.is_relative_to(root) for root in _static_roots()):
+        raise ValueError(f"refused: {path!r} is outside the static folders")
+    content_type = mimetypes.guess_type(path)[0] or "application/octet-stream"
+    if content_type.startswith("text/"):
+        content_type += "; charset=utf-8"
+    return URLFetcherResponse(url, real.read_bytes(), {"Content-Type": content_type})
+
+
+# --- what a paper shows ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SheetItem:
+    label: str
+    prompt: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class SheetTask:
+    number: int
+    kind: str
+    query: str
+    items: list[SheetItem]
+    has_prompts: bool
+    explanation: SafeString
+    explanation_same_as: int | None  # an earlier assignment with the same explanation
+
+
+def points_text(value: Decimal) -> str:
+    """Return points as written by hand: 3, 0.5, 10 (never 3.00 or 1E+1)."""
+    return format(value.normalize(), "f")
+
+
+@dataclass(frozen=True)
+class GridRow:
+    code: str
+    title: str
+    description: str
+    kind: str
+    maximum: Decimal
+    step: Decimal
+
+    @property
+    def maximum_text(self) -> str:
+        return points_text(self.maximum)
+
+    @property
+    def step_text(self) -> str:
+        return points_text(self.step)
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A paper as a juror reads it: no system, team, tier, rank, key or score."""
+
+    code: str
+    competition: str
+    problem_number: int
+    problem_title: str
+    language: str
+    context: str
+    tasks: list[SheetTask]
+    grid: list[GridRow]
+
+    @property
+    def total_maximum(self) -> Decimal:
+        return sum((row.maximum for row in self.grid), Decimal(0))
+
+    @property
+    def total_text(self) -> str:
+        return points_text(self.total_maximum)
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return " / ".join(_text(v) for v in value)
+    return str(value)
+
+
+def item_prompts(query: str, n_items: int) -> list[tuple[str, str]] | None:
+    """Return (label, prompt) per item read from the query's lines, or None if they don't fit."""
+    found = [(m[1], m[2]) for line in query.splitlines() if (m := _ITEM_LINE.match(line))]
+    return found if n_items and len(found) == n_items else None
+
+
+def _sheet_task(row: dict, earlier: dict[str, int]) -> SheetTask:
+    task: Task = row["task"]
+    prompts = item_prompts(task.query, len(row["items"]))
+    items = [
+        SheetItem(
+            label=prompts[i][0] if prompts else str(item["number"]),
+            prompt=prompts[i][1] if prompts else "",
+            answer=_text(item["answer"]).strip(),
+        )
+        for i, item in enumerate(row["items"])
+    ]
+    explanation = (row["explanation"] or "").strip()
+    same_as = earlier.get(explanation) if explanation else None
+    if explanation and same_as is None:
+        earlier[explanation] = task.number
+    return SheetTask(
+        number=task.number,
+        kind=task.get_task_type_display(),
+        query=task.query,
+        items=items,
+        has_prompts=prompts is not None,
+        explanation=explanation_html(explanation) if same_as is None else SafeString(""),
+        explanation_same_as=same_as,
+    )
+
+
+def paper_sheets(papers: Iterable[Paper]) -> list[Sheet]:
+    """Return each paper's sheet, in the given order, in a fixed number of queries."""
+    papers = list(papers)
+    problem_ids = {p.problem_id for p in papers}
+    problems = {
+        p.pk: p for p in Problem.objects.filter(pk__in=problem_ids).select_related("competition")
+    }
+    tasks: dict[int, list[Task]] = defaultdict(list)
+    for task in Task.objects.filter(problem_id__in=problem_ids).order_by("problem_id", "number"):
+        tasks[task.problem_id].append(task)
+    outputs = {
+        (o.system_id, o.task_id): o
+        for o in Output.objects.filter(
+            task__problem_id__in=problem_ids, system_id__in={p.system_id for p in papers}
+        ).only(
+            "system_id",
+            "task_id",
+            "source",
+            "parsed_items",
+            "extracted_items",
+            "explanation",
+            "scores",
+        )
+    }
+    criteria = current_rubrics(problem_ids)
+    sheets = []
+    for paper in papers:
+        problem = problems[paper.problem_id]
+        problem_tasks = tasks[problem.pk]
+        rows = paper_answers(
+            paper, problem_tasks, [outputs.get((paper.system_id, t.pk)) for t in problem_tasks]
+        )
+        earlier: dict[str, int] = {}
+        sheets.append(
+            Sheet(
+                code=paper.code,
+                competition=problem.competition.name,
+                problem_number=problem.number,
+                problem_title=problem.title,
+                language=problem.language,
+                context=problem.context,
+                tasks=[_sheet_task(row, earlier) for row in rows],
+                grid=[
+                    GridRow(c.code, c.title, c.description, c.get_kind_display(), c.maximum, c.step)
+                    for c in criteria.get(problem.pk, [])
+                ],
+            )
+        )
+    return sheets
+
+
+# --- rendering ------------------------------------------------------------------------------
+
+
+def render_pdf(html: str) -> bytes:
+    """Render HTML to PDF with no base URL and the static-only fetcher."""
+    return HTML(string=html, base_url=None, url_fetcher=StaticFetcher()).write_pdf()
+
+
+def sheets_pdf(sheets: list[Sheet], *, title: str) -> bytes:
+    """Render sheets into one PDF, each paper starting on a new page."""
+    html = render_to_string("grading/pdf/paper.html", {"sheets": sheets, "title": title})
+    return render_pdf(html)
+
+
+def paper_pdf(paper: Paper) -> bytes:
+    """Return the PDF of one paper."""
+    return sheets_pdf(paper_sheets([paper]), title=f"Paper {paper.code}")
+
+
+def papers_pdf(papers: Iterable[Paper]) -> bytes:
+    """Return one PDF of several papers, each starting on a new page."""
+    sheets = paper_sheets(papers)
+    return sheets_pdf(sheets, title=f"{len(sheets)} papers")
+
+
+def packet_pdf(juror, problem: Problem) -> bytes:
+    """Return the juror's papers for the problem in one PDF, ordered by code."""
+    papers = Paper.objects.filter(problem=problem, assignments__juror=juror).order_by("code")
+    sheets = paper_sheets(papers)
+    if not sheets:
+        raise GradingError(f"{juror} has no papers of problem {problem.number}")
+    return sheets_pdf(sheets, title=f"Problem {problem.number}: papers of {juror}")
+
+
+def paper_filename(paper: Paper) -> str:
+    """Return `<code>.pdf`; a code unfit for a file name is an error, never rewritten."""
+    if not _SAFE_CODE.match(paper.code):
+        raise GradingError(f"paper code {paper.code!r} cannot be a file name")
+    return f"{paper.code}.pdf"
+
+
+def competition_papers(competition: Competition, problem_number: int | None = None) -> list[Paper]:
+    """Return the competition's papers (of one problem, if given) by problem and code."""
+    papers = Paper.objects.filter(problem__competition=competition)
+    if problem_number is not None:
+        if not competition.problems.filter(number=problem_number).exists():
+            raise GradingError(f"no problem {problem_number} in {competition.slug}")
+        papers = papers.filter(problem__number=problem_number)
+    return list(papers.order_by("problem__number", "code"))
+
+
+def papers_write(
+    papers: Iterable[Paper],
+    out_dir: Path,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> list[Path]:
+    """Write one `<code>.pdf` per paper into out_dir and return the paths written."""
+    papers = list(papers)
+    names = [paper_filename(p) for p in papers]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for done, (sheet, name) in enumerate(zip(paper_sheets(papers), names, strict=True), 1):
+        target = out_dir / name
+        partial = target.with_name(f".{name}.part")
+        partial.write_bytes(sheets_pdf([sheet], title=f"Paper {sheet.code}"))
+        os.replace(partial, target)
+        written.append(target)
+        if on_progress:
+            on_progress(done, len(papers))
+    return written

@@ -1,0 +1,32 @@
+from django.urls import path
+
+from . import views
+
+app_name = "grading"
+
+urlpatterns = [
+    path("jury/", views.juror_home, name="home"),
+    path("jury/papers/<str:code>/", views.grade, name="grade"),
+    path("jury/papers/<str:code>/marks/<int:criterion_id>/", views.mark_save, name="mark"),
+    path("jury/papers/<str:code>/submit/", views.submit, name="submit"),
+    path("jury/papers/<str:code>/tags/", views.tags_save, name="tags"),
+    path("jury/papers/<str:code>/criteria/<int:criterion_id>/", views.thread, name="thread"),
+    path(
+        "jury/papers/<str:code>/criteria/<int:criterion_id>/<str:action>/",
+        views.thread_post,
+        name="thread_post",
+    ),
+    path("c/<slug:slug>/jury/", views.jury_overview, name="jury"),
+    path("c/<slug:slug>/jury/select/", views.select_systems, name="select"),
+    path("c/<slug:slug>/jury/group/", views.set_group, name="group"),
+    path("c/<slug:slug>/jury/assign/", views.assign, name="assign"),
+    path("c/<slug:slug>/jury/rubrics.json", views.rubrics_json, name="rubrics_json"),
+    path("c/<slug:slug>/jury/rubrics/", views.rubrics_upload, name="rubrics_upload"),
+    path("c/<slug:slug>/jury/marks/", views.marks_upload, name="marks_upload"),
+    path("c/<slug:slug>/jury/marks.<str:fmt>", views.marks_export, name="marks_export"),
+    path("c/<slug:slug>/jury/totals/", views.totals, name="totals"),
+    path("c/<slug:slug>/jury/problems/<int:number>/rubric/", views.rubric_edit, name="rubric"),
+    path("c/<slug:slug>/jury/problems/<int:number>/sheet/", views.sheet, name="sheet"),
+    path("c/<slug:slug>/jury/problems/<int:number>/finalize/", views.finalize, name="finalize"),
+    path("c/<slug:slug>/jury/problems/<int:number>/tolerance/", views.tolerance, name="tolerance"),
+]

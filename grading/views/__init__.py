@@ -1,0 +1,39 @@
+"""Views of the jury, by role."""
+
+from .chair import finalize, sheet, thread, thread_post, tolerance
+from .juror import grade, juror_home, mark_save, submit, tags_save
+from .organizer import (
+    assign,
+    jury_overview,
+    marks_export,
+    marks_upload,
+    rubric_edit,
+    rubrics_json,
+    rubrics_upload,
+    select_systems,
+    set_group,
+    totals,
+)
+
+__all__ = [
+    "assign",
+    "finalize",
+    "grade",
+    "juror_home",
+    "jury_overview",
+    "mark_save",
+    "marks_export",
+    "marks_upload",
+    "rubric_edit",
+    "rubrics_json",
+    "rubrics_upload",
+    "select_systems",
+    "set_group",
+    "sheet",
+    "submit",
+    "tags_save",
+    "thread",
+    "thread_post",
+    "tolerance",
+    "totals",
+]

@@ -1,0 +1,106 @@
+"""Juror pages: my papers, grading with autosave, submit, tags."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import trigger_client_event
+
+from ioleval.roles import CHAIR, JUROR, role_required
+
+from .. import services
+from ..errors import GradingError
+from ..forms import MarkForm, TagsForm
+from ..models import Criterion
+from ..selectors import assignment_for, grading_page, juror_papers, paper_answers
+from ..text import explanation_html
+
+juror_required = role_required(JUROR, CHAIR)
+
+
+@require_GET
+@juror_required
+def juror_home(request: HttpRequest) -> HttpResponse:
+    return render(request, "grading/juror_home.html", {"groups": juror_papers(request.user)})
+
+
+@require_GET
+@juror_required
+def grade(request: HttpRequest, code: str) -> HttpResponse:
+    assignment = assignment_for(request.user, code)
+    page = grading_page(assignment)
+    answers = paper_answers(page.paper, page.tasks, page.outputs)
+    for row in answers:
+        row["explanation_html"] = explanation_html(row["explanation"])
+    context = {
+        "page": page,
+        "assignment": assignment,
+        "answers": answers,
+        "rows": [(c, page.marks.get(c.pk)) for c in page.criteria],
+        "tags_form": TagsForm(tags=page.tags, initial={"tags": list(page.chosen_tags)}),
+    }
+    return render(request, "grading/grade.html", context)
+
+
+@require_POST
+@juror_required
+def mark_save(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
+    assignment = assignment_for(request.user, code)
+    criterion = get_object_or_404(Criterion, pk=criterion_id)
+    form = MarkForm(request.POST)
+    error = None
+    mark = None
+    if form.is_valid():
+        try:
+            mark = services.mark_save(
+                assignment=assignment,
+                criterion=criterion,
+                points=form.cleaned_data["points"],
+                comment=form.cleaned_data["comment"],
+            )
+        except GradingError as exc:
+            error = exc.message
+    else:
+        error = form.errors.as_text()
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect("grading:grade", code=code)
+    response = render(
+        request,
+        "grading/grade.html#mark_status",
+        {"criterion": criterion, "mark": mark, "error": error, "saved": error is None},
+        status=422 if error else 200,
+    )
+    return trigger_client_event(response, "markSaved") if not error else response
+
+
+@require_POST
+@juror_required
+def submit(request: HttpRequest, code: str) -> HttpResponse:
+    assignment = assignment_for(request.user, code)
+    try:
+        services.assignment_submit(assignment=assignment)
+        messages.success(request, f"{code} submitted. Other jurors' marks are now visible to you.")
+    except GradingError as exc:
+        messages.error(request, exc.message)
+    return redirect("grading:grade", code=code)
+
+
+@require_POST
+@juror_required
+def tags_save(request: HttpRequest, code: str) -> HttpResponse:
+    assignment = assignment_for(request.user, code)
+    page = grading_page(assignment)
+    form = TagsForm(request.POST, tags=page.tags)
+    if form.is_valid():
+        try:
+            services.tags_set(assignment=assignment, tag_ids=form.cleaned_data["tags"])
+            messages.success(request, "Observations saved.")
+        except GradingError as exc:
+            messages.error(request, exc.message)
+    else:
+        messages.error(request, form.errors.as_text())
+    return redirect("grading:grade", code=code)

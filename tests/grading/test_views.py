@@ -1,0 +1,262 @@
+"""Jury pages: object-level permissions, blindness before submission, autosave, consensus."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import reverse
+
+from grading.models import Assignment, Mark, Paper, ProblemJury, Resolution
+from grading.services import rubric_current
+from puzzles.models import Output, System
+
+pytestmark = pytest.mark.django_db
+
+SECRET_WORDS = ("Frontier", "Lexicon", "OpenModel", "frontier", "challenge", "open model")
+
+
+@pytest.fixture
+def jury(db):
+    call_command("demo", stdout=open("/dev/null", "w"))
+    return get_user_model().objects
+
+
+def _login(client, username):
+    client.force_login(get_user_model().objects.get(username=username))
+    return client
+
+
+def _open_assignment(username, problem=1):
+    return (
+        Assignment.objects.filter(
+            juror__username=username, paper__problem__number=problem, submitted_at__isnull=True
+        )
+        .select_related("paper__problem")
+        .order_by("paper__code")
+        .first()
+    )
+
+
+def _criteria(paper):
+    return list(rubric_current(paper.problem).criteria.order_by("order"))
+
+
+def test_juror_home_lists_own_papers_without_identity(client, jury):
+    body = _login(client, "juror1").get(reverse("grading:home")).content.decode()
+    codes = set(
+        Assignment.objects.filter(juror__username="juror1").values_list("paper__code", flat=True)
+    )
+    assert codes and all(code in body for code in codes)
+    others = set(Paper.objects.values_list("code", flat=True)) - codes
+    assert not any(code in body for code in others)
+    assert not any(word in body for word in SECRET_WORDS)
+
+
+def test_grading_page_shows_paper_without_system_identity(client, jury):
+    assignment = _open_assignment("juror1")
+    body = (
+        _login(client, "juror1")
+        .get(reverse("grading:grade", args=[assignment.paper.code]))
+        .content.decode()
+    )
+    assert assignment.paper.code in body
+    assert "Rubric" in body and "Problem data" in body
+    assert not any(word in body for word in SECRET_WORDS)
+
+
+def test_juror_cannot_open_a_paper_not_assigned_to_them(client, jury):
+    mine = set(
+        Assignment.objects.filter(juror__username="juror4").values_list("paper_id", flat=True)
+    )
+    other = Paper.objects.exclude(pk__in=mine).first()
+    client = _login(client, "juror4")
+    assert client.get(reverse("grading:grade", args=[other.code])).status_code == 404
+    criterion = _criteria(other)[0]
+    response = client.post(
+        reverse("grading:mark", args=[other.code, criterion.pk]), {"points": "1"}
+    )
+    assert response.status_code == 404
+    assert client.post(reverse("grading:submit", args=[other.code])).status_code == 404
+
+
+def test_autosave_saves_and_refuses_bad_points(client, jury):
+    assignment = _open_assignment("juror2")
+    criterion = _criteria(assignment.paper)[0]
+    url = reverse("grading:mark", args=[assignment.paper.code, criterion.pk])
+    client = _login(client, "juror2")
+    response = client.post(url, {"points": "1.5", "comment": "ok"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert "saved" in response.content.decode()
+    assert Mark.objects.get(assignment=assignment, criterion=criterion).points == Decimal("1.5")
+    for bad in ("0.3", "99", "-1", "abc"):
+        response = client.post(url, {"points": bad}, HTTP_HX_REQUEST="true")
+        assert response.status_code == 422
+        assert criterion.code in response.content.decode() or "number" in response.content.decode()
+    assert Mark.objects.get(assignment=assignment, criterion=criterion).points == Decimal("1.5")
+    assert client.get(url).status_code == 405
+
+
+def test_submit_requires_every_criterion_then_locks(client, jury):
+    assignment = _open_assignment("juror2")
+    criteria = _criteria(assignment.paper)
+    client = _login(client, "juror2")
+    submit = reverse("grading:submit", args=[assignment.paper.code])
+    client.post(submit)
+    assignment.refresh_from_db()
+    assert not assignment.is_submitted
+    for criterion in criteria:
+        client.post(
+            reverse("grading:mark", args=[assignment.paper.code, criterion.pk]), {"points": "1"}
+        )
+    client.post(submit)
+    assignment.refresh_from_db()
+    assert assignment.is_submitted
+    url = reverse("grading:mark", args=[assignment.paper.code, criteria[0].pk])
+    assert client.post(url, {"points": "0"}, HTTP_HX_REQUEST="true").status_code == 422
+    assert Mark.objects.get(assignment=assignment, criterion=criteria[0]).points == 1
+
+
+def _discrepant_paper():
+    return Paper.objects.get(
+        problem__number=1, comments__isnull=False, problem__competition__slug="demo"
+    )
+
+
+def test_before_submitting_a_juror_sees_no_other_marks_anywhere(client, jury):
+    # A third juror joins the discrepant paper and has not submitted yet.
+    paper = _discrepant_paper()
+    newcomer = get_user_model().objects.get(username="juror4")
+    Assignment.objects.create(paper=paper, juror=newcomer)
+    criterion = next(c for c in _criteria(paper) if c.code == "1c")
+    other_comment = (
+        Mark.objects.filter(assignment__paper=paper, criterion=criterion)
+        .exclude(comment="")
+        .first()
+        .comment
+    )
+    client = _login(client, "juror4")
+    page = client.get(reverse("grading:grade", args=[paper.code])).content.decode()
+    assert other_comment not in page
+    assert "discussion" not in page
+    assert client.get(reverse("grading:thread", args=[paper.code, criterion.pk])).status_code == 403
+    post = reverse("grading:thread_post", args=[paper.code, criterion.pk, "comment"])
+    assert client.post(post, {"text": "peek"}).status_code == 403
+    slug = paper.problem.competition.slug
+    for url in (
+        reverse("grading:sheet", args=[slug, 1]),
+        reverse("grading:marks_export", args=[slug, "csv"]),
+        reverse("grading:totals", args=[slug]),
+        reverse("grading:jury", args=[slug]),
+        reverse("grading:rubrics_json", args=[slug]),
+        reverse("puzzles:leaderboard", args=[slug]),
+    ):
+        assert client.get(url).status_code == 403, url
+
+
+def test_after_submitting_a_juror_sees_the_thread(client, jury):
+    paper = _discrepant_paper()
+    criterion = next(c for c in _criteria(paper) if c.code == "1c")
+    body = (
+        _login(client, "juror1")
+        .get(reverse("grading:thread", args=[paper.code, criterion.pk]))
+        .content.decode()
+    )
+    assert "juror2" in body and "Names the prefixes" in body
+    assert "Chair&#x27;s decision" not in body and "History of marks" not in body
+
+
+def test_chair_still_grading_a_problem_cannot_see_its_sheet(client, jury):
+    client = _login(client, "chair")
+    assert Assignment.objects.filter(
+        juror__username="chair", paper__problem__number=1, submitted_at__isnull=True
+    ).exists()
+    assert client.get(reverse("grading:sheet", args=["demo", 1])).status_code == 403
+    own = _open_assignment("chair")
+    criterion = _criteria(own.paper)[0]
+    assert (
+        client.get(reverse("grading:thread", args=[own.paper.code, criterion.pk])).status_code
+        == 403
+    )
+
+
+def test_revise_decide_and_finalize(client, jury):
+    paper = _discrepant_paper()
+    criterion = next(c for c in _criteria(paper) if c.code == "1c")
+    juror1 = _login(client, "juror1")
+    revise = reverse("grading:thread_post", args=[paper.code, criterion.pk, "revise"])
+    mark = Mark.objects.get(
+        assignment__paper=paper, assignment__juror__username="juror1", criterion=criterion
+    )
+    assert mark.points == Decimal("1.5")
+    juror1.post(revise, {"points": "1", "reason": ""})  # a reason is required
+    mark.refresh_from_db()
+    assert mark.points == Decimal("1.5")
+    juror1.post(revise, {"points": "1", "reason": "ta- was never named"})
+    mark.refresh_from_db()
+    assert mark.points == Decimal("1")
+    assert mark.history.first().history_change_reason == "ta- was never named"
+    decide = reverse("grading:thread_post", args=[paper.code, criterion.pk, "decide"])
+    juror1.post(decide, {"points": "1", "reason": "x"})
+    assert not Resolution.objects.exists()  # jurors do not decide
+    organizer = _login(client, "organizer")
+    assert organizer.post(decide, {"points": "1", "reason": "x"}).status_code == 403
+    chair = _login(client, "chair")
+    # The chair has open papers of problem 1; settle those first through the sheet rules.
+    Assignment.objects.filter(juror__username="chair").delete()
+    chair.post(decide, {"points": "1", "reason": "as revised"})
+    resolution = Resolution.objects.get(paper=paper, criterion=criterion)
+    assert resolution.points == Decimal("1") and resolution.decided_by.username == "chair"
+    thread = chair.get(reverse("grading:thread", args=[paper.code, criterion.pk])).content.decode()
+    assert "History of marks" in thread and "ta- was never named" in thread
+    chair.post(reverse("grading:finalize", args=["demo", 1]))
+    # Other papers of problem 1 are not graded yet: nothing is finalized.
+    assert not ProblemJury.objects.filter(
+        problem=paper.problem, finalized_at__isnull=False
+    ).exists()
+
+
+def test_model_text_is_sanitized_on_the_grading_page(client, jury):
+    assignment = _open_assignment("juror1")
+    output = Output.objects.filter(
+        system=assignment.paper.system, task__problem=assignment.paper.problem
+    ).first()
+    output.explanation = (
+        '<script>alert("x")</script><img src=x onerror=alert(1)> **bold** [l](javascript:alert(1))'
+    )
+    output.parsed_items = ["<b>raw</b>"] + output.parsed_items[1:]
+    output.save()
+    body = (
+        _login(client, "juror1")
+        .get(reverse("grading:grade", args=[assignment.paper.code]))
+        .content.decode()
+    )
+    assert "<script>alert" not in body
+    assert "onerror" not in body
+    assert "javascript:" not in body
+    assert "<strong>bold</strong>" in body
+    assert "&lt;b&gt;raw&lt;/b&gt;" in body
+
+
+def test_organizer_pages_render(client, jury):
+    client = _login(client, "organizer")
+    for url in (
+        reverse("grading:jury", args=["demo"]),
+        reverse("grading:rubric", args=["demo", 1]),
+        reverse("grading:totals", args=["demo"]) + "?provisional=1",
+        reverse("grading:sheet", args=["demo", 1]),
+        reverse("grading:rubrics_json", args=["demo"]),
+        reverse("grading:marks_export", args=["demo", "xlsx"]),
+    ):
+        assert client.get(url).status_code == 200, url
+
+
+def test_organizer_selects_and_assigns(client, jury):
+    client = _login(client, "organizer")
+    client.post(reverse("grading:select", args=["demo"]), {"systems": ["Ensemble-3"]})
+    system = System.objects.get(name="Ensemble-3")
+    assert Paper.objects.filter(system=system).count() == 3
+    client.post(reverse("grading:assign", args=["demo"]), {"per_paper": 2})
+    assert all(p.assignments.count() >= 2 for p in Paper.objects.filter(system=system))
