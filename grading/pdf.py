@@ -8,6 +8,7 @@ dataclasses of strings, never a Paper, so no template can reach the system behin
 
 from __future__ import annotations
 
+import logging
 import mimetypes
 import os
 import re
@@ -30,6 +31,12 @@ from .errors import GradingError
 from .models import Paper
 from .selectors import current_rubrics, paper_answers
 from .text import explanation_html
+
+# WeasyPrint logs every rendering step at INFO; keep workers' and commands' logs readable
+# unless the LOGGING setting chose a level for it.
+_progress_logger = logging.getLogger("weasyprint.progress")
+if _progress_logger.level == logging.NOTSET:
+    _progress_logger.setLevel(logging.WARNING)
 
 # Templates name static files as `ioleval-static:fonts/DejaVuSans.ttf`: a scheme of our
 # own, so that no base URL is needed and every relative reference stays unresolved.

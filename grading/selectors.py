@@ -210,16 +210,16 @@ class SheetRow:
 
 
 def problem_jury(problem: Problem) -> ProblemJury:
-    """Return the problem's jury settings, creating the default row if needed."""
-    return ProblemJury.objects.get_or_create(problem=problem)[0]
+    """Return the problem's jury settings (an unsaved default when it has none yet)."""
+    return ProblemJury.objects.filter(problem=problem).first() or ProblemJury(problem=problem)
 
 
 def comparison_sheet(
     problem: Problem, *, tolerance: Decimal | None = None
 ) -> tuple[list[Criterion], list[SheetRow]]:
     """Return papers x criteria with every submitted mark, discrepancy states and totals."""
-    jury = problem_jury(problem)
-    tolerance = jury.tolerance if tolerance is None else tolerance
+    if tolerance is None:
+        tolerance = problem_jury(problem).tolerance
     criteria = rubric_criteria(problem)
     papers = list(
         Paper.objects.filter(problem=problem)

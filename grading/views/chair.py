@@ -23,7 +23,9 @@ chair_required = role_required(CHAIR, ORGANIZER)
 
 
 def _problem(slug: str, number: int) -> Problem:
-    return get_object_or_404(Problem, competition__slug=slug, number=number)
+    return get_object_or_404(
+        Problem.objects.select_related("competition"), competition__slug=slug, number=number
+    )
 
 
 @require_GET

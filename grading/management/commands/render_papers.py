@@ -1,0 +1,42 @@
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from grading.errors import GradingError
+from grading.tasks import render_papers_task
+from puzzles.models import Competition
+
+
+class Command(BaseCommand):
+    help = (
+        "Render each paper of a competition as <code>.pdf in a folder, through Celery "
+        "(in-process when no broker is configured)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("--out", required=True, help="Folder for the PDFs (created).")
+        parser.add_argument("--problem", type=int, help="Only this problem's papers.")
+
+    def handle(self, *args, **options):
+        competition = Competition.objects.filter(slug=options["slug"]).first()
+        if competition is None:
+            raise CommandError(f"no competition {options['slug']!r}")
+        problem = options["problem"]
+        if problem is not None and not competition.problems.filter(number=problem).exists():
+            raise CommandError(f"no problem {problem} in {competition.slug}")
+        papers = competition.problems.filter(papers__isnull=False)
+        if problem is not None:
+            papers = papers.filter(number=problem)
+        if not papers.exists():
+            raise CommandError(f"no papers in {competition.slug}; run select_for_jury first")
+        # A worker may run elsewhere: give it an absolute path (on a shared disk).
+        out = Path(options["out"]).expanduser().resolve()
+        started = time.perf_counter()
+        try:
+            written = render_papers_task.delay(competition.pk, str(out), problem).get()
+        except GradingError as error:
+            raise CommandError(str(error)) from error
+        elapsed = time.perf_counter() - started
+        self.stdout.write(f"{written} PDF papers written to {out} in {elapsed:.1f} s")

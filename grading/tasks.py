@@ -1,0 +1,43 @@
+"""Celery tasks of the jury: thin wrappers that take ids and call grading.pdf."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from celery import shared_task
+from django.contrib.auth import get_user_model
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+
+from puzzles.models import Competition, Problem
+
+from .pdf import competition_papers, packet_pdf, papers_write
+
+
+@shared_task(bind=True)
+def render_papers_task(
+    self, competition_id: int, out_dir: str, problem_number: int | None = None
+) -> int:
+    """Write `<code>.pdf` for every paper (of one problem, if given); return how many.
+
+    Reports PROGRESS with meta {"done", "total"} after each paper, for a polling page.
+    """
+    competition = Competition.objects.get(pk=competition_id)
+    papers = competition_papers(competition, problem_number)
+
+    def progress(done: int, total: int) -> None:
+        if self.request.id:  # called directly (not enqueued), there is no state to update
+            self.update_state(state="PROGRESS", meta={"done": done, "total": total})
+
+    progress(0, len(papers))
+    return len(papers_write(papers, Path(out_dir), on_progress=progress))
+
+
+@shared_task
+def render_packet_task(juror_id: int, problem_id: int) -> str:
+    """Store the juror's packet for the problem as packets/<uuid>.pdf; return its storage name."""
+    juror = get_user_model().objects.get(pk=juror_id)
+    problem = Problem.objects.get(pk=problem_id)
+    content = ContentFile(packet_pdf(juror, problem))
+    return default_storage.save(f"packets/{uuid.uuid4().hex}.pdf", content)

@@ -1,0 +1,133 @@
+"""Concurrent saves on PostgreSQL: two jurors and the chair at once lose no write."""
+
+from __future__ import annotations
+
+import os
+import threading
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.db import connection, connections
+from django.test import Client
+from django.urls import reverse
+
+from grading.models import Assignment, DiscussionComment, Mark
+from grading.services import rubric_current
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _postgres_only():
+    if connection.vendor != "postgresql":
+        message = "concurrency is tested on PostgreSQL (.ci/run sets DATABASE_URL)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def _run_concurrently(jobs):
+    barrier = threading.Barrier(len(jobs))
+    errors: list[BaseException] = []
+
+    def runner(job):
+        try:
+            barrier.wait()
+            job()
+        except BaseException as exc:  # noqa: BLE001 - reported to the test below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=runner, args=(job,)) for job in jobs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+
+
+def _client(username):
+    client = Client()
+    client.force_login(get_user_model().objects.get(username=username))
+    return client
+
+
+def test_two_jurors_and_the_chair_lose_no_write():
+    call_command("demo", stdout=open(os.devnull, "w"))
+    User = get_user_model()
+    assignment = Assignment.objects.filter(
+        paper__problem__number=2, submitted_at__isnull=True
+    ).first()
+    paper = assignment.paper
+    second = User.objects.exclude(pk=assignment.juror_id).get(username="juror4")
+    other = Assignment.objects.create(paper=paper, juror=second)
+    criteria = list(rubric_current(paper.problem).criteria.order_by("order"))
+    first_client = _client(assignment.juror.username)
+    second_client = _client(second.username)
+    chair_client = _client("chair")
+    submitted = (
+        Assignment.objects.filter(submitted_at__isnull=False).select_related("paper").first()
+    )
+    thread_criterion = rubric_current(submitted.paper.problem).criteria.first()
+
+    def grade(client, code, points):
+        def job():
+            for criterion in criteria:
+                for value in ("0", str(points)):  # two saves per criterion, the last one wins
+                    response = client.post(
+                        reverse("grading:mark", args=[code, criterion.pk]),
+                        {"points": value, "comment": f"c{criterion.code}"},
+                        HTTP_HX_REQUEST="true",
+                    )
+                    assert response.status_code == 200, response.content
+
+        return job
+
+    def chair_posts():
+        for index in range(10):
+            response = chair_client.post(
+                reverse(
+                    "grading:thread_post",
+                    args=[submitted.paper.code, thread_criterion.pk, "comment"],
+                ),
+                {"text": f"note {index}"},
+            )
+            assert response.status_code == 302
+
+    _run_concurrently(
+        [grade(first_client, paper.code, 1), grade(second_client, paper.code, 2), chair_posts]
+    )
+
+    for a, expected in ((assignment, Decimal(1)), (other, Decimal(2))):
+        marks = {m.criterion_id: m for m in Mark.objects.filter(assignment=a)}
+        assert len(marks) == len(criteria)
+        assert all(m.points == expected for m in marks.values())
+    assert DiscussionComment.objects.filter(author__username="chair").count() == 10
+
+
+def test_same_assignment_from_many_tabs_saves_every_criterion():
+    call_command("demo", stdout=open(os.devnull, "w"))
+    assignment = (
+        Assignment.objects.filter(paper__problem__number=3, submitted_at__isnull=True)
+        .exclude(marks__isnull=False)
+        .first()
+    )
+    criteria = list(rubric_current(assignment.paper.problem).criteria.order_by("order"))
+    clients = [_client(assignment.juror.username) for _ in criteria]
+
+    def save(client, criterion):
+        def job():
+            response = client.post(
+                reverse("grading:mark", args=[assignment.paper.code, criterion.pk]),
+                {"points": str(criterion.step)},
+                HTTP_HX_REQUEST="true",
+            )
+            assert response.status_code == 200, response.content
+
+        return job
+
+    _run_concurrently([save(c, criterion) for c, criterion in zip(clients, criteria, strict=True)])
+    assert Mark.objects.filter(assignment=assignment, points__isnull=False).count() == len(criteria)

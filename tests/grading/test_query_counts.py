@@ -1,0 +1,108 @@
+"""The grading page and the comparison sheet use a constant number of queries."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.urls import reverse
+from django.utils import timezone
+
+from grading.models import Assignment, Criterion, Mark, Paper, Rubric
+from ioleval.roles import CHAIR, JUROR
+from puzzles.models import Competition, Output, Problem, System, Task
+
+pytestmark = pytest.mark.django_db
+MAX_QUERIES = 15
+
+
+def _build(n_papers: int, n_jurors: int = 3, n_criteria: int = 10):
+    """Build one problem with n papers, each graded and submitted by n jurors."""
+    competition = Competition.objects.create(slug=f"scale{n_papers}", name="Scale")
+    problem = Problem.objects.create(competition=competition, number=1, context="data ɮ ʁ")
+    task = Task.objects.create(
+        problem=problem,
+        external_id="T1",
+        number=1,
+        task_type="translation",
+        answer_key=[["a"], ["b"], ["c"]],
+    )
+    rubric = Rubric.objects.create(problem=problem, version=1)
+    criteria = Criterion.objects.bulk_create(
+        Criterion(
+            rubric=rubric,
+            order=i,
+            code=f"c{i}",
+            title=f"criterion {i}",
+            maximum=Decimal(2),
+            step=Decimal("0.5"),
+            task=task,
+        )
+        for i in range(1, n_criteria + 1)
+    )
+    systems = System.objects.bulk_create(
+        System(competition=competition, name=f"sys{i}") for i in range(n_papers)
+    )
+    Output.objects.bulk_create(
+        Output(
+            system=s,
+            task=task,
+            raw_text='["a","x","c"]',
+            parsed_items=["a", "x", "c"],
+            extracted_items=["a", "x", "c"],
+            explanation="**why**",
+            scores={"iol2026": {"parsed": {"em": 0.67, "chrf": 0.7, "item_em": [1, 0, 1]}}},
+        )
+        for s in systems
+    )
+    papers = Paper.objects.bulk_create(
+        Paper(system=s, problem=problem, code=f"P1-{i:04d}") for i, s in enumerate(systems)
+    )
+    User = get_user_model()
+    jurors = [User.objects.create_user(f"j{n_papers}_{i}") for i in range(n_jurors)]
+    for user in jurors:
+        user.groups.add(Group.objects.get_or_create(name=JUROR)[0])
+    now = timezone.now()
+    assignments = Assignment.objects.bulk_create(
+        Assignment(paper=p, juror=j, submitted_at=now) for p in papers for j in jurors
+    )
+    Mark.objects.bulk_create(
+        Mark(assignment=a, criterion=c, points=Decimal(index % 3) / 2)
+        for index, a in enumerate(assignments)
+        for c in criteria
+    )
+    return competition, jurors, papers
+
+
+@pytest.mark.parametrize("n_papers", [3, 120])
+def test_comparison_sheet_queries_are_constant(client, django_assert_max_num_queries, n_papers):
+    competition, _, papers = _build(n_papers)
+    chair = get_user_model().objects.create_user("chairman")
+    chair.groups.add(Group.objects.get_or_create(name=CHAIR)[0])
+    client.force_login(chair)
+    url = reverse("grading:sheet", args=[competition.slug, 1])
+    with django_assert_max_num_queries(MAX_QUERIES):
+        response = client.get(url)
+    assert response.status_code == 200
+    assert len(response.context["rows"]) == n_papers
+
+
+@pytest.mark.parametrize("n_papers", [3, 120])
+def test_grading_page_queries_are_constant(client, django_assert_max_num_queries, n_papers):
+    _, jurors, papers = _build(n_papers)
+    client.force_login(jurors[0])
+    with django_assert_max_num_queries(MAX_QUERIES):
+        response = client.get(reverse("grading:grade", args=[papers[-1].code]))
+    assert response.status_code == 200
+    assert len(response.context["rows"]) == 10
+
+
+@pytest.mark.parametrize("n_papers", [3, 120])
+def test_juror_home_queries_are_constant(client, django_assert_max_num_queries, n_papers):
+    _, jurors, _ = _build(n_papers)
+    client.force_login(jurors[0])
+    with django_assert_max_num_queries(MAX_QUERIES):
+        response = client.get(reverse("grading:home"))
+    assert response.status_code == 200
