@@ -94,15 +94,15 @@ def parse(pred: str | None, n: int) -> list[str]:
     return items[:n]
 
 
-def exact_match(pred: str, gold: str) -> float:
-    p, g = normalise(pred), normalise(gold)
-    return 1.0 if g != "" and p == g else 0.0
+def exact_match(pred_norm: str, gold_norm: str) -> float:
+    """EM of two normalised items."""
+    return 1.0 if gold_norm != "" and pred_norm == gold_norm else 0.0
 
 
-def chrf(pred: str, gold: str) -> float:
-    """The competition's chrF of one item: mean per-order precision and recall, beta 2."""
-    hyp = normalise(pred).replace(" ", "")
-    ref = normalise(gold).replace(" ", "")
+def chrf(pred_norm: str, gold_norm: str) -> float:
+    """The competition's chrF of two normalised items: mean per-order P and R, beta 2."""
+    hyp = pred_norm.replace(" ", "")
+    ref = gold_norm.replace(" ", "")
     if hyp == "" and ref == "":
         return 1.0
     if hyp == "" or ref == "":
@@ -133,9 +133,11 @@ def score_row(pred: str | None, key: KeyRow) -> tuple[float, float]:
     ems: list[float] = []
     chrfs: list[float] = []
     for item, alternatives in zip(items, key.alternatives, strict=True):
-        golds = alternatives or [""]
-        ems.append(max(exact_match(item, g) for g in golds))
-        chrfs.append(max(chrf(item, g) for g in golds))
+        # Each string is normalised once per row; nothing is remembered across rows.
+        pred_norm = normalise(item)
+        golds = [normalise(g) for g in (alternatives or [""])]
+        ems.append(max(exact_match(pred_norm, g) for g in golds))
+        chrfs.append(max(chrf(pred_norm, g) for g in golds))
     n = len(ems)
     return (sum(ems) / n if n else 0.0, sum(chrfs) / n if n else 0.0)
 
@@ -188,8 +190,7 @@ def read_submissions(directory: Path = DATA_DIR) -> list[tuple[str, dict[str, st
         predictions = json.loads((folder / "predictions.json").read_text(encoding="utf-8"))
         metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
         preds = {
-            str(r["id"]).strip(): ("" if r["pred"] is None else str(r["pred"]))
-            for r in predictions
+            str(r["id"]).strip(): ("" if r["pred"] is None else str(r["pred"])) for r in predictions
         }
         records.append((folder.name, preds, metrics))
     return records

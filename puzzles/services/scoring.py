@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 
-from django.db import transaction
+from django.db import connections, router, transaction
 
 from ..extraction import extract_answer
 from ..metrics import METRICS, parse_prediction, score_items
@@ -50,7 +51,10 @@ def competition_rescore(
     systems: Iterable[System] | None = None,
     metrics: Sequence[str] = METRICS,
 ) -> int:
-    """Rescore the stored outputs of a competition, or of some of its tasks or systems."""
+    """Rescore the stored outputs of a competition, or of some of its tasks or systems.
+
+    Only the named metrics' figures are replaced; the others are kept as they are.
+    """
     task_qs = Task.objects.filter(problem__competition=competition)
     if tasks is not None:
         task_qs = task_qs.filter(pk__in=[t.pk for t in tasks])
@@ -58,28 +62,57 @@ def competition_rescore(
     outputs = Output.objects.filter(task_id__in=keys)
     if systems is not None:
         outputs = outputs.filter(system_id__in=[s.pk for s in systems])
-    rows = outputs.values_list("pk", "task_id", "parsed_items", "extracted_items", "scores")
-    updated: list[Output] = []
+    rows = outputs.values_list("pk", "task_id", "parsed_items", "extracted_items")
+    batch: list[tuple[int, dict]] = []
     count = 0
-    for pk, task_id, parsed_items, extracted_items, old_scores in rows.iterator(chunk_size=_BATCH):
-        scores = dict(old_scores or {})
-        scores.update(
-            output_scores(
-                parsed_items=parsed_items,
-                extracted_items=extracted_items,
-                answer_key=keys[task_id],
-                metrics=metrics,
+    for pk, task_id, parsed_items, extracted_items in rows.iterator(chunk_size=_BATCH):
+        batch.append(
+            (
+                pk,
+                output_scores(
+                    parsed_items=parsed_items,
+                    extracted_items=extracted_items,
+                    answer_key=keys[task_id],
+                    metrics=metrics,
+                ),
             )
         )
-        updated.append(Output(pk=pk, scores=scores))
-        if len(updated) >= _BATCH:
-            count += _bulk_write_scores(updated)
-            updated = []
-    count += _bulk_write_scores(updated)
+        if len(batch) >= _BATCH:
+            count += _scores_merge(batch)
+            batch = []
+    count += _scores_merge(batch)
     return count
 
 
-def _bulk_write_scores(outputs: list[Output]) -> int:
-    if outputs:
-        Output.objects.bulk_update(outputs, ["scores"], batch_size=_BATCH)
-    return len(outputs)
+def _scores_merge(batch: list[tuple[int, dict]]) -> int:
+    """Merge new per-metric figures into the stored scores, one statement per batch.
+
+    Django's bulk_update builds a CASE WHEN per row, which dominated rescoring time;
+    PostgreSQL merges JSON objects with ||, SQLite with json_patch.
+    """
+    if not batch:
+        return 0
+    connection = connections[router.db_for_write(Output)]
+    table = connection.ops.quote_name(Output._meta.db_table)
+    column = connection.ops.quote_name(Output._meta.get_field("scores").column)
+    pk = connection.ops.quote_name(Output._meta.pk.column)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} AS o SET {column} = o.{column} || v.s "
+                f"FROM unnest(%s::bigint[], %s::jsonb[]) AS v(id, s) WHERE o.{pk} = v.id",
+                [[p for p, _ in batch], [json.dumps(s, ensure_ascii=False) for _, s in batch]],
+            )
+    elif connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                f"UPDATE {table} SET {column} = json_patch({column}, %s) WHERE {pk} = %s",
+                [(json.dumps(s, ensure_ascii=False), p) for p, s in batch],
+            )
+    else:
+        stored = dict(
+            Output.objects.filter(pk__in=[p for p, _ in batch]).values_list("pk", "scores")
+        )
+        updated = [Output(pk=p, scores={**(stored.get(p) or {}), **s}) for p, s in batch]
+        Output.objects.bulk_update(updated, ["scores"], batch_size=_BATCH)
+    return len(batch)
