@@ -14,8 +14,14 @@ from .organizer import (
     set_group,
     totals,
 )
+from .pdf import batch_start, batch_status, batch_zip, packet_download, paper_download
 
 __all__ = [
+    "batch_start",
+    "batch_status",
+    "batch_zip",
+    "packet_download",
+    "paper_download",
     "assign",
     "finalize",
     "grade",

@@ -1,0 +1,113 @@
+"""PDF papers: a juror's paper and packet, and the organizers' batch with progress."""
+
+from __future__ import annotations
+
+import io
+import re
+import uuid
+import zipfile
+from pathlib import Path
+
+from celery.result import AsyncResult
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET, require_POST
+
+from ioleval.celery import app as celery_app
+from ioleval.roles import CHAIR, JUROR, ORGANIZER, role_required
+from puzzles.models import Problem
+from puzzles.selectors import competition_get
+
+from ..models import Assignment
+from ..pdf import packet_pdf, paper_filename, paper_pdf
+from ..selectors import assignment_for
+from ..tasks import render_papers_task
+
+_TASK_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+def _pdf_response(data: bytes, filename: str) -> HttpResponse:
+    response = HttpResponse(data, content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@require_GET
+@role_required(JUROR, CHAIR)
+def paper_download(request: HttpRequest, code: str) -> HttpResponse:
+    assignment = assignment_for(request.user, code)
+    return _pdf_response(paper_pdf(assignment.paper), paper_filename(assignment.paper))
+
+
+@require_GET
+@role_required(JUROR, CHAIR)
+def packet_download(request: HttpRequest, problem_id: int) -> HttpResponse:
+    problem = get_object_or_404(Problem, pk=problem_id)
+    if not Assignment.objects.filter(paper__problem=problem, juror=request.user).exists():
+        raise PermissionDenied
+    return _pdf_response(packet_pdf(request.user, problem), f"problem-{problem.number}-packet.pdf")
+
+
+def _batch_dir(task_id: str) -> Path:
+    if not _TASK_ID.match(task_id):
+        raise Http404
+    return Path(settings.MEDIA_ROOT) / "papers" / task_id
+
+
+@require_POST
+@role_required(ORGANIZER)
+def batch_start(request: HttpRequest, slug: str) -> HttpResponse:
+    competition = competition_get(slug)
+    task_id = uuid.uuid4().hex
+    result = render_papers_task.apply_async(
+        args=[competition.pk, str(_batch_dir(task_id))], task_id=task_id
+    )
+    return _batch_status(request, competition, task_id, result)
+
+
+@require_GET
+@role_required(ORGANIZER)
+def batch_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
+    competition = competition_get(slug)
+    _batch_dir(task_id)
+    return _batch_status(request, competition, task_id, AsyncResult(task_id, app=celery_app))
+
+
+def _batch_status(request, competition, task_id: str, result) -> HttpResponse:
+    info = result.info if isinstance(result.info, dict) else {}
+    context = {
+        "competition": competition,
+        "task_id": task_id,
+        "ready": result.ready(),
+        "failed": result.failed(),
+        "count": result.result if result.successful() else None,
+        "done": info.get("done"),
+        "total": info.get("total"),
+    }
+    response = render(
+        request,
+        "grading/pdf_batch.html#status" if request.htmx else "grading/pdf_batch.html",
+        context,
+    )
+    if request.htmx and context["ready"]:
+        response.status_code = 286  # stop polling
+    return response
+
+
+@require_GET
+@role_required(ORGANIZER)
+def batch_zip(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
+    competition_get(slug)
+    directory = _batch_dir(task_id)
+    files = sorted(directory.glob("*.pdf")) if directory.is_dir() else []
+    if not files:
+        raise Http404("no papers rendered under this batch")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in files:
+            archive.write(path, path.name)
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-papers.zip"'
+    return response

@@ -1,0 +1,76 @@
+"""PDF pages: a juror's paper and packet; the organizers' batch with progress and zip."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import zipfile
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import reverse
+
+from grading.models import Assignment, Paper
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def jury(db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    call_command("demo", stdout=open(os.devnull, "w"))
+
+
+def _login(client, username):
+    client.force_login(get_user_model().objects.get(username=username))
+    return client
+
+
+def test_juror_downloads_own_paper_only(client, jury):
+    assignment = Assignment.objects.filter(juror__username="juror3").select_related("paper").first()
+    client = _login(client, "juror3")
+    response = client.get(reverse("grading:paper_pdf", args=[assignment.paper.code]))
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert response["Content-Disposition"] == f'attachment; filename="{assignment.paper.code}.pdf"'
+    assert response.content.startswith(b"%PDF")
+    foreign = Paper.objects.exclude(assignments__juror__username="juror3").first()
+    assert client.get(reverse("grading:paper_pdf", args=[foreign.code])).status_code == 404
+
+
+def test_packet_needs_an_assignment_in_the_problem(client, jury):
+    client = _login(client, "juror4")
+    mine = (
+        Assignment.objects.filter(juror__username="juror4").select_related("paper__problem").first()
+    )
+    response = client.get(reverse("grading:packet_pdf", args=[mine.paper.problem_id]))
+    assert response.status_code == 200 and response.content.startswith(b"%PDF")
+    other = (
+        Paper.objects.exclude(problem=mine.paper.problem)
+        .exclude(problem__papers__assignments__juror__username="juror4")
+        .first()
+    )
+    assert client.get(reverse("grading:packet_pdf", args=[other.problem_id])).status_code == 403
+
+
+def test_organizer_renders_the_batch_and_downloads_a_zip(client, jury, tmp_path):
+    client = _login(client, "organizer")
+    response = client.post(reverse("grading:pdf_batch", args=["demo"]), HTTP_HX_REQUEST="true")
+    assert response.status_code == 286  # eager in tests: done at once, polling stops
+    body = response.content.decode()
+    assert "papers rendered" in body
+    task_id = re.search(r"/jury/pdf/([0-9a-f]{32})/papers.zip", body).group(1)
+    archive = client.get(reverse("grading:pdf_batch_zip", args=["demo", task_id]))
+    names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
+    codes = {f"{code}.pdf" for code in Paper.objects.values_list("code", flat=True)}
+    assert set(names) == codes
+    assert client.get("/c/demo/jury/pdf/..%2F..%2Fetc/papers.zip").status_code == 404
+    assert client.get(reverse("grading:pdf_batch_zip", args=["demo", "f" * 32])).status_code == 404
+
+
+def test_jurors_cannot_start_or_fetch_batches(client, jury):
+    client = _login(client, "juror1")
+    assert client.post(reverse("grading:pdf_batch", args=["demo"])).status_code == 403
+    assert client.get(reverse("grading:pdf_batch_zip", args=["demo", "0" * 32])).status_code == 403
