@@ -12,6 +12,7 @@ import logging
 import mimetypes
 import os
 import re
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -19,10 +20,12 @@ from decimal import Decimal
 from pathlib import Path
 from urllib.parse import unquote
 
+from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
-from weasyprint import HTML
+from weasyprint import CSS, HTML
+from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from puzzles.models import Competition, Output, Problem, Task
@@ -259,9 +262,32 @@ def paper_sheets(papers: Iterable[Paper]) -> list[Sheet]:
 # --- rendering ------------------------------------------------------------------------------
 
 
+_local = threading.local()
+
+
+def _paper_style() -> tuple[CSS, FontConfiguration]:
+    # Parsing the stylesheet and loading its fonts is a third of a paper's rendering time:
+    # do it once per thread (and on every call while DEBUG, so that edits show).
+    style = getattr(_local, "style", None)
+    if style is None or settings.DEBUG:
+        fonts = FontConfiguration()
+        # A template, not a static file: collectstatic's manifest storage would try to
+        # hash the ioleval-static: font URLs in it as if they were relative paths.
+        css = CSS(
+            string=render_to_string("grading/pdf/paper.css"),
+            base_url=None,
+            url_fetcher=StaticFetcher(),
+            font_config=fonts,
+        )
+        style = _local.style = (css, fonts)
+    return style
+
+
 def render_pdf(html: str) -> bytes:
-    """Render HTML to PDF with no base URL and the static-only fetcher."""
-    return HTML(string=html, base_url=None, url_fetcher=StaticFetcher()).write_pdf()
+    """Render HTML with the paper stylesheet (paper.css), no base URL and the static-only fetcher."""
+    css, fonts = _paper_style()
+    document = HTML(string=html, base_url=None, url_fetcher=StaticFetcher())
+    return document.write_pdf(stylesheets=[css], font_config=fonts)
 
 
 def sheets_pdf(sheets: list[Sheet], *, title: str) -> bytes:
