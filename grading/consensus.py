@@ -45,7 +45,8 @@ def cell_state(
     spread = max(values) - min(values) if values else None
     if decision is not None:
         return CellState(DECIDED, decision, spread)
-    if not values or len(submitted) < expected:
+    # A cleared mark (None) waits for its juror like a missing one.
+    if not values or len(values) < expected:
         return CellState(PENDING, None, spread)
     if spread > tolerance:
         return CellState(DISCREPANT, None, spread)

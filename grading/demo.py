@@ -131,9 +131,12 @@ RUBRICS = {
 }
 
 SELECTED = ["Frontier-A", "Frontier-B", "Team Lexicon", "OpenModel-7B"]
+# Problem 1's group is juror1 and juror2 alone, so they share every paper of it. The
+# chair grades problem 2 and sees problem 1's sheet (not the sheet of a problem that the
+# chair is still grading).
 GROUPS = {
-    1: ["juror1", "juror2", "chair"],
-    2: ["juror2", "juror3"],
+    1: ["juror1", "juror2"],
+    2: ["juror2", "juror3", "chair"],
     3: ["juror3", "juror4", "juror1"],
 }
 
@@ -162,11 +165,10 @@ def _grade_some(competition: Competition) -> None:
     juror1 = User.objects.get(username="juror1")
     juror2 = User.objects.get(username="juror2")
     criteria = list(rubric_current(competition.problems.get(number=1)).criteria.order_by("order"))
-    shared = (
+    shared = list(
         Assignment.objects.filter(
-            paper__problem__number=1, paper__problem__competition=competition, juror=juror1
+            paper__problem__competition=competition, paper__problem__number=1, juror=juror1
         )
-        .filter(paper__assignments__juror=juror2)
         .select_related("paper")
         .order_by("paper__code")
     )

@@ -139,7 +139,7 @@ def mark_revise(
     value = points_parse(points, criterion=criterion)
     if value is None:
         raise GradingError("a submitted mark cannot be blank", field="points")
-    mark = Mark.objects.select_for_update().get(assignment=assignment, criterion=criterion)
+    mark = _mark_get_or_create(assignment, criterion)
     mark.points = value
     mark._history_user = assignment.juror
     mark._change_reason = reason.strip()

@@ -14,6 +14,7 @@ from django.utils import timezone
 from openpyxl import Workbook
 
 from ioleval.roles import JUROR
+from puzzles.errors import ImportFailure
 from puzzles.models import Competition, System
 from puzzles.services.imports import _csv_rows  # the shared CSV reader with line numbers
 
@@ -62,14 +63,26 @@ def marks_import(
     result = MarksImport()
     seen: dict[tuple, int] = {}
     required = ("system", "problem", "criterion", "points") + (() if final else ("juror",))
+    optional = ("juror", "comment") if final else ("comment",)
+    finalized = set(
+        ProblemJury.objects.filter(
+            problem__competition=competition, finalized_at__isnull=False
+        ).values_list("problem_id", flat=True)
+    )
     now = timezone.now()
     touched_problems = set()
-    for line, row in _csv_rows(stream, file=file, required=required, optional=("juror", "comment")):
+    for line, row in _rows(stream, file=file, required=required, optional=optional):
         where = {"file": file, "line": line}
         system, problem, criterion, points = _row_target(
             row, where=where, systems=systems, problems=problems, criteria=criteria, by_code=by_code
         )
         juror_name = (row.get("juror") or "").strip()
+        if problem.pk in finalized and not final:
+            raise GradingError(
+                f"problem {problem.number} is finalized; the chair must reopen it first",
+                **where,
+                field="problem",
+            )
         key = (system.pk, problem.pk, criterion.pk, "" if final else juror_name)
         if key in seen:
             raise GradingError(
@@ -121,6 +134,16 @@ def marks_import(
     if final:
         result.finalized = _finalize_covered(touched_problems, criteria, papers, now)
     return result
+
+
+def _rows(stream: TextIO, **kwargs):
+    """Read the CSV, reporting reader errors as GradingError like every other row error."""
+    try:
+        yield from _csv_rows(stream, **kwargs)
+    except GradingError:
+        raise
+    except ImportFailure as exc:
+        raise GradingError(exc.message, file=exc.file, line=exc.line, field=exc.field) from None
 
 
 def _row_target(row, *, where, systems, problems, criteria, by_code):

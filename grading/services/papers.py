@@ -127,28 +127,68 @@ def jurors_assign(
             "juror__username", flat=True
         )
     )
+    groups: dict[int, list] = {}
+    on_paper: dict[int, set[int]] = {}
+    planned: list[list] = []  # [paper, juror] pairs to create
     for problem in competition.problems.order_by("number"):
         need = per_problem.get(problem.number, per_paper)
-        group = list(
-            ProblemJuror.objects.filter(problem=problem)
+        groups[problem.pk] = [
+            m.juror
+            for m in ProblemJuror.objects.filter(problem=problem)
             .select_related("juror")
             .order_by("juror__username")
-        )
+        ]
         papers = (
             Paper.objects.filter(problem=problem).prefetch_related("assignments").order_by("code")
         )
         for paper in papers:
-            assigned = {a.juror_id for a in paper.assignments.all()}
+            on_paper[paper.pk] = {a.juror_id for a in paper.assignments.all()}
             candidates = sorted(
-                (m.juror for m in group if m.juror_id not in assigned),
+                (u for u in groups[problem.pk] if u.pk not in on_paper[paper.pk]),
                 key=lambda u: (load[u.username], u.username),
             )
-            missing = max(0, need - len(assigned))
+            missing = max(0, need - len(on_paper[paper.pk]))
             for juror in candidates[:missing]:
-                Assignment.objects.create(paper=paper, juror=juror)
+                planned.append([paper, juror])
+                on_paper[paper.pk].add(juror.pk)
                 load[juror.username] += 1
-                report.created += 1
             if missing > len(candidates):
                 report.short[paper.code] = missing - len(candidates)
+    _rebalance(planned, groups, on_paper, load)
+    Assignment.objects.bulk_create(Assignment(paper=p, juror=j) for p, j in planned)
+    report.created = len(planned)
     report.load = dict(load)
     return report
+
+
+def _rebalance(planned: list[list], groups: dict, on_paper: dict, load: Counter) -> None:
+    """Move new assignments from heavily to lightly loaded jurors of the same group.
+
+    Greedy assignment problem by problem can leave jurors shared by several groups
+    overloaded; moving one new assignment at a time while it narrows the gap by 2
+    or more settles that. Existing assignments never move.
+    """
+    for _ in range(len(planned) * 4):
+        moved = False
+        for pair in sorted(planned, key=lambda pr: -load[pr[1].username]):
+            paper, juror = pair
+            better = min(
+                (
+                    u
+                    for u in groups[paper.problem_id]
+                    if u.pk not in on_paper[paper.pk]
+                    and load[u.username] <= load[juror.username] - 2
+                ),
+                key=lambda u: (load[u.username], u.username),
+                default=None,
+            )
+            if better is not None:
+                on_paper[paper.pk].discard(juror.pk)
+                on_paper[paper.pk].add(better.pk)
+                load[juror.username] -= 1
+                load[better.username] += 1
+                pair[1] = better
+                moved = True
+                break
+        if not moved:
+            return

@@ -13,7 +13,7 @@ from django.db.models import Count
 from puzzles.models import Competition, Problem, Task
 
 from ..errors import GradingError
-from ..models import Assignment, Criterion, Mark, Rubric
+from ..models import Assignment, Criterion, DiscussionComment, Mark, Resolution, Rubric
 
 
 @dataclass(frozen=True)
@@ -55,11 +55,12 @@ class RubricChange:
     changed: dict[str, str] = field(default_factory=dict)  # code -> what changed
     invalid_marks: dict[str, int] = field(default_factory=dict)  # code -> marks off range/step
     reopened: int = 0  # submitted assignments that must grade new criteria
-    marks: int = 0
+    marks: int = 0  # marks with points
+    records: int = 0  # every mark, decision, final mark and comment tied to the criteria
 
     @property
     def needs_new_version(self) -> bool:
-        return self.marks > 0
+        return self.records > 0
 
     def lines(self) -> list[str]:
         out = [f"problem {self.problem.number}: {self.marks} marks exist"]
@@ -67,7 +68,8 @@ class RubricChange:
         out += [f"criterion {c} removed: {n} marks dropped" for c, n in self.removed.items()]
         out += [f"criterion {c}: {what}" for c, what in self.changed.items()]
         out += [
-            f"criterion {c}: {n} marks no longer fit its maximum or step and are cleared"
+            f"criterion {c}: {n} marks or decisions no longer fit its maximum or step; "
+            "they are cleared and their papers reopen"
             for c, n in self.invalid_marks.items()
         ]
         if self.reopened:
@@ -99,6 +101,9 @@ def criterion_spec_parse(data: object, *, where: str, tasks: dict[str, Task]) ->
     for key in ("code", "title", "maximum"):
         if key not in data or data[key] in ("", None):
             raise GradingError(f"missing {key!r}", file=where, field=key)
+    for key, limit in (("code", 40), ("title", 200)):
+        if len(str(data[key]).strip()) > limit:
+            raise GradingError(f"longer than {limit} characters", file=where, field=key)
     maximum = _decimal(data["maximum"], where=where, field="maximum")
     step = _decimal(data.get("step", "0.5"), where=where, field="step")
     if maximum <= 0:
@@ -161,6 +166,15 @@ def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> Ru
     )
     counts = dict(marks.values_list("criterion__code").annotate(n=Count("pk")))
     change.marks = sum(counts.values())
+    if rubric:
+        change.records = (
+            # A blank draft row (no points, no comment) holds nothing to lose.
+            Mark.objects.filter(criterion__rubric=rubric)
+            .exclude(points__isnull=True, comment="")
+            .count()
+            + Resolution.objects.filter(criterion__rubric=rubric).count()
+            + DiscussionComment.objects.filter(criterion__rubric=rubric).count()
+        )
     new = {s.code: s for s in specs}
     change.added = [c for c in new if c not in old]
     change.removed = {c: counts.get(c, 0) for c in old if c not in new}
@@ -179,7 +193,10 @@ def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> Ru
             change.changed[code] = ", ".join(what)
         bad = [
             p
-            for p in marks.filter(criterion=before).values_list("points", flat=True)
+            for p in [
+                *marks.filter(criterion=before).values_list("points", flat=True),
+                *Resolution.objects.filter(criterion=before).values_list("points", flat=True),
+            ]
             if p > spec.maximum or p % spec.step
         ]
         if bad:
@@ -212,7 +229,8 @@ def rubric_replace(
     rubric = rubric_current(problem)
     if change.needs_new_version and not new_version:
         raise GradingError(
-            f"problem {problem.number} already has {change.marks} marks: its rubric is frozen; "
+            f"problem {problem.number} already has marks, decisions or comments "
+            f"({change.records}): its rubric is frozen; "
             "create a new version to change it",
             field="version",
         )
@@ -247,23 +265,40 @@ def rubric_replace(
     return rubric, change
 
 
+def _fits(points, criterion: Criterion) -> bool:
+    return points is None or (points <= criterion.maximum and not points % criterion.step)
+
+
 def _marks_carry_over(*, old: Rubric, new: dict[str, Criterion]) -> None:
+    """Move marks, decisions and threads to the new criteria of the same code.
+
+    Marks of removed criteria are deleted (their history stays); marks and decisions
+    that no longer fit the maximum or step are cleared and their papers reopen.
+    """
+    reason = f"rubric version {next(iter(new.values())).rubric.version}"
     for criterion in old.criteria.all():
         target = new.get(criterion.code)
         if target is None:
+            for mark in criterion.marks.all():
+                mark._change_reason = f"{reason}: criterion {criterion.code} removed"
+                mark.delete()
             continue
-        for mark in criterion.marks.all():
+
+        for mark in criterion.marks.select_related("assignment"):
             mark.criterion = target
-            if mark.points is not None and (
-                mark.points > target.maximum or mark.points % target.step
-            ):
+            if not _fits(mark.points, target):
                 mark.points = None
-            mark._change_reason = f"rubric version {target.rubric.version}"
+                Assignment.objects.filter(pk=mark.assignment_id).update(submitted_at=None)
+            mark._change_reason = reason
             mark.save()
         for resolution in criterion.resolutions.all():
-            resolution.criterion = target
-            resolution._change_reason = f"rubric version {target.rubric.version}"
-            resolution.save()
+            resolution._change_reason = reason
+            if _fits(resolution.points, target):
+                resolution.criterion = target
+                resolution.save()
+            else:
+                resolution.delete()
+        criterion.comments.update(criterion=target)
 
 
 def rubrics_read(

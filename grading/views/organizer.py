@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.roles import ORGANIZER, role_required
+from puzzles.errors import ImportFailure
 from puzzles.models import Problem
 from puzzles.selectors import competition_get
 
@@ -100,7 +101,7 @@ def select_systems(request: HttpRequest, slug: str) -> HttpResponse:
         papers = services.papers_create(
             competition=competition, system_names=form.cleaned_data["systems"]
         )
-    except GradingError as exc:
+    except ImportFailure as exc:
         messages.error(request, exc.message)
         return redirect("grading:jury", slug=slug)
     return _done(request, slug, f"{len(papers)} papers created")
@@ -119,7 +120,7 @@ def set_group(request: HttpRequest, slug: str) -> HttpResponse:
             raise GradingError(f"no problem {form.cleaned_data['problem']}", field="problem")
         names = [n.strip() for n in form.cleaned_data["jurors"].split(",") if n.strip()]
         services.problem_jurors_set(problem=problem, usernames=names)
-    except GradingError as exc:
+    except ImportFailure as exc:
         messages.error(request, exc.message)
         return redirect("grading:jury", slug=slug)
     return _done(request, slug, f"problem {problem.number}: jurors {', '.join(names)} in its group")
@@ -137,7 +138,7 @@ def assign(request: HttpRequest, slug: str) -> HttpResponse:
         report = services.jurors_assign(
             competition=competition, per_paper=form.cleaned_data["per_paper"]
         )
-    except GradingError as exc:
+    except ImportFailure as exc:
         messages.error(request, exc.message)
         return redirect("grading:jury", slug=slug)
     return _done(request, slug, report.lines())
@@ -176,7 +177,7 @@ def rubric_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
                 messages.success(request, f"Rubric v{rubric.version} saved.")
                 return redirect("grading:rubric", slug=slug, number=number)
             change = services.rubric_change_preview(problem=problem, specs=specs)
-        except GradingError as exc:
+        except ImportFailure as exc:
             form.add_error(None, str(exc))
     context = {
         "problem": problem,
@@ -227,7 +228,7 @@ def rubrics_upload(request: HttpRequest, slug: str) -> HttpResponse:
     except UnicodeDecodeError:
         messages.error(request, f"{upload.name}: not UTF-8 text")
         return redirect("grading:jury", slug=slug)
-    except GradingError as exc:
+    except ImportFailure as exc:
         messages.error(request, str(exc))
         return redirect("grading:jury", slug=slug)
     return _done(
@@ -251,7 +252,7 @@ def marks_upload(request: HttpRequest, slug: str) -> HttpResponse:
             file=upload.name,
             final=form.cleaned_data["final"],
         )
-    except GradingError as exc:
+    except ImportFailure as exc:
         messages.error(request, str(exc))
         return redirect("grading:jury", slug=slug)
     return _done(request, slug, result.lines())

@@ -170,16 +170,18 @@ def test_after_submitting_a_juror_sees_the_thread(client, jury):
 
 def test_chair_still_grading_a_problem_cannot_see_its_sheet(client, jury):
     client = _login(client, "chair")
-    assert Assignment.objects.filter(
-        juror__username="chair", paper__problem__number=1, submitted_at__isnull=True
-    ).exists()
-    assert client.get(reverse("grading:sheet", args=["demo", 1])).status_code == 403
-    own = _open_assignment("chair")
+    own = _open_assignment("chair", problem=2)
+    assert own is not None
+    assert client.get(reverse("grading:sheet", args=["demo", 2])).status_code == 403
     criterion = _criteria(own.paper)[0]
     assert (
         client.get(reverse("grading:thread", args=[own.paper.code, criterion.pk])).status_code
         == 403
     )
+    # Problem 1 is not the chair's to grade: its sheet shows the discrepancy.
+    sheet = client.get(reverse("grading:sheet", args=["demo", 1]))
+    assert sheet.status_code == 200
+    assert 'class="cell discrepant"' in sheet.content.decode()
 
 
 def test_revise_decide_and_finalize(client, jury):

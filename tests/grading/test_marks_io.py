@@ -1,0 +1,434 @@
+"""Marks in and out: CSV import of marks graded elsewhere, final marks, CSV and XLSX export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from decimal import Decimal
+
+import openpyxl
+import pytest
+from django.contrib.auth import get_user_model
+
+from grading.errors import GradingError
+from grading.models import Assignment, Mark, Paper, ProblemJury, Resolution
+from grading.selectors import comparison_sheet, problem_jury
+from grading.services import (
+    criterion_decide,
+    mark_revise,
+    mark_save,
+    marks_csv,
+    marks_import,
+    marks_rows,
+    marks_xlsx,
+    problem_finalize,
+    rubrics_import,
+)
+from ioleval.roles import JUROR
+from tests.grading.factories import (
+    AssignmentFactory,
+    ChairFactory,
+    JurorFactory,
+    PaperFactory,
+    rubric_with,
+)
+from tests.puzzles.factories import CompetitionFactory, ProblemFactory, SystemFactory
+
+D = Decimal
+HEADER = "system,problem,criterion,juror,points,comment\n"
+
+
+@pytest.fixture
+def competition(db):
+    competition = CompetitionFactory(slug="io")
+    one = ProblemFactory(competition=competition, number=1)
+    two = ProblemFactory(competition=competition, number=2)
+    ProblemFactory(competition=competition, number=3)  # no rubric
+    rubric_with(one, ("1a", 2, "0.5"), ("1b", 3, 1))
+    rubric_with(two, ("2a", 4, 1))
+    SystemFactory(competition=competition, name="Alpha")
+    SystemFactory(competition=competition, name="Beta, Inc.")
+    JurorFactory(username="alice")
+    return competition
+
+
+def run(competition, text, *, final=False, file="marks.csv"):
+    return marks_import(competition=competition, stream=io.StringIO(text), file=file, final=final)
+
+
+def state() -> dict[str, list]:
+    return {
+        "papers": sorted(Paper.objects.values_list("pk", "code")),
+        "assignments": sorted(Assignment.objects.values_list("pk", "submitted_at")),
+        "marks": sorted(Mark.objects.values_list("pk", "points", "comment")),
+        "resolutions": sorted(Resolution.objects.values_list("pk", "points")),
+        "users": sorted(get_user_model().objects.values_list("username", flat=True)),
+        "finalized": sorted(ProblemJury.objects.values_list("problem_id", "finalized_at")),
+    }
+
+
+GOOD = (
+    HEADER
+    + "Alpha,1,1a,alice,1.5,clear\n"
+    + "Alpha,1,1b,alice,2,\n"
+    + 'Alpha,1,1a,bob,"1,5",same\n'
+    + "Alpha,1,1b,bob,3,\n"
+    + '"Beta, Inc.",2,2a,bob,4,"full marks, nothing missing"\n'
+)
+
+
+# --- marks -----------------------------------------------------------------------------------
+
+
+def test_import_creates_papers_assignments_and_marks(competition):
+    result = run(competition, GOOD)
+    assert result.marks == 5
+    assert result.finals == 0
+    assert result.papers_created == 2
+    assert result.users_created == ["bob"]
+    marks = {
+        (m.assignment.paper.system.name, m.criterion.code, m.assignment.juror.username): (
+            m.points,
+            m.comment,
+        )
+        for m in Mark.objects.select_related("assignment__paper__system", "assignment__juror")
+    }
+    assert marks == {
+        ("Alpha", "1a", "alice"): (D("1.5"), "clear"),
+        ("Alpha", "1b", "alice"): (D("2"), ""),
+        ("Alpha", "1a", "bob"): (D("1.5"), "same"),
+        ("Alpha", "1b", "bob"): (D("3"), ""),
+        ("Beta, Inc.", "2a", "bob"): (D("4"), "full marks, nothing missing"),
+    }
+    assert Assignment.objects.count() == 3
+    assert not Assignment.objects.filter(submitted_at__isnull=True).exists()
+    for paper in Paper.objects.all():
+        assert paper.code.startswith(f"P{paper.problem.number}-")
+    mark = Mark.objects.get(assignment__juror__username="alice", criterion__code="1a")
+    assert mark.history.first().history_change_reason == "imported from marks.csv"
+    assert "new juror accounts (no password): bob" in result.lines()
+
+
+def test_imported_marks_count_as_submitted_in_the_comparison_sheet(competition):
+    run(competition, GOOD)
+    _, rows = comparison_sheet(competition.problems.get(number=1))
+    (row,) = rows
+    states = {c.criterion.code: (c.state.status, c.state.final) for c in row.cells}
+    assert states == {"1a": ("agreed", D("1.5")), "1b": ("discrepant", None)}
+
+
+def test_unknown_jurors_get_accounts_without_a_usable_password(competition):
+    run(competition, GOOD)
+    bob = get_user_model().objects.get(username="bob")
+    assert not bob.has_usable_password()
+    assert bob.groups.filter(name=JUROR).exists()
+    alice = get_user_model().objects.get(username="alice")
+    assert alice.has_usable_password()
+
+
+def test_existing_papers_and_assignments_are_reused(competition):
+    alpha = competition.systems.get(name="Alpha")
+    paper = PaperFactory(problem=competition.problems.get(number=1), system=alpha)
+    alice = get_user_model().objects.get(username="alice")
+    assignment = AssignmentFactory(paper=paper, juror=alice)
+    mark_save(
+        assignment=assignment,
+        criterion=paper.problem.rubrics.get().criteria.get(code="1a"),
+        points="0.5",
+    )
+    result = run(competition, HEADER + "Alpha,1,1a,alice,2,\nAlpha,1,1b,alice,1,\n")
+    assert result.papers_created == 0
+    assert Paper.objects.get(system=alpha, problem__number=1).code == paper.code
+    assert Assignment.objects.count() == 1
+    assignment.refresh_from_db()
+    assert assignment.is_submitted
+    assert Mark.objects.get(assignment=assignment, criterion__code="1a").points == D("2")
+
+
+def test_reimport_updates_instead_of_duplicating(competition):
+    run(competition, GOOD)
+    counts = (Paper.objects.count(), Assignment.objects.count(), Mark.objects.count())
+    result = run(competition, GOOD.replace("alice,1.5,clear", "alice,2,changed"))
+    assert result.papers_created == 0
+    assert result.users_created == []
+    assert (Paper.objects.count(), Assignment.objects.count(), Mark.objects.count()) == counts
+    mark = Mark.objects.get(assignment__juror__username="alice", criterion__code="1a")
+    assert (mark.points, mark.comment) == (D("2"), "changed")
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+OK = "Alpha,1,1a,alice,1,\nAlpha,1,1a,carol,1,\n"  # lines 2 and 3; carol would be created
+
+
+@pytest.mark.parametrize(
+    ("row", "field", "words"),
+    [
+        ("Gamma,1,1a,alice,1,", "system", "Gamma"),
+        ("Alpha,1,1a,dave,0.25,", "points", "1a"),
+        ("Alpha,1,1b,dave,1.5,", "points", "not a multiple of 1"),
+        ("Alpha,1,1a,dave,2.5,", "points", "outside 0..2"),
+        ("Alpha,1,1a,dave,x,", "points", "not a number"),
+        ("Alpha,1,1a,dave,,", "points", "required"),
+        ("Alpha,1,1z,dave,1,", "criterion", "1z"),
+        ("Alpha,2,1a,dave,1,", "criterion", "1a"),  # criterion of another problem
+        ("Alpha,9,1a,dave,1,", "problem", "9"),
+        ("Alpha,one,1a,dave,1,", "problem", "one"),
+        ("Alpha,3,3a,dave,1,", "criterion", "no rubric"),
+        ("Alpha,1,1a,,1,", "juror", "juror"),
+        ("Alpha,1,1a,carol,1,", "criterion", "line 3"),  # duplicate of line 3
+    ],
+)
+def test_bad_row_names_file_line_and_field_and_writes_nothing(competition, row, field, words):
+    before = state()
+    with pytest.raises(GradingError) as caught:
+        run(competition, HEADER + OK + row + "\n", file="jury/p1.csv")
+    error = caught.value
+    assert error.file == "jury/p1.csv"
+    assert error.line == 4
+    assert error.field == field
+    assert words in error.message
+    assert str(error).startswith(f"jury/p1.csv, line 4, field '{field}'")
+    assert state() == before
+    assert not get_user_model().objects.filter(username="carol").exists()
+
+
+def test_missing_column_is_a_grading_error_naming_it(competition):
+    # Views and commands catch GradingError ("views show them"); a missing column must be one.
+    before = state()
+    text = "system,problem,criterion,points\nAlpha,1,1a,1\n"
+    with pytest.raises(GradingError) as caught:
+        run(competition, text, file="nojuror.csv")
+    assert caught.value.file == "nojuror.csv"
+    assert caught.value.line == 1
+    assert caught.value.field == "juror"
+    assert state() == before
+
+
+def test_missing_column_names_file_line_and_field(competition):
+    from puzzles.errors import ImportFailure
+
+    with pytest.raises(ImportFailure) as caught:
+        run(competition, "system,problem,criterion,juror\nAlpha,1,1a,alice\n", file="m.csv")
+    assert (caught.value.file, caught.value.line, caught.value.field) == ("m.csv", 1, "points")
+    assert not Mark.objects.exists()
+
+
+def test_header_only_is_refused(competition):
+    with pytest.raises(GradingError) as caught:
+        run(competition, HEADER)
+    assert "no rows" in caught.value.message
+    assert caught.value.line == 2
+
+
+def test_marks_import_into_a_finalized_problem_is_refused(competition):
+    run(competition, HEADER + "Alpha,1,1a,alice,1,\nAlpha,1,1b,alice,1,\n")
+    finalized = problem_finalize(problem=competition.problems.get(number=1), chair=ChairFactory())
+    assert finalized.finalized_at
+    before = state()
+    # The final marks of a finalized problem derive from these marks: they must not change.
+    with pytest.raises(GradingError):
+        run(competition, HEADER + "Alpha,1,1a,alice,2,\n")
+    assert state() == before
+
+
+# --- final marks -------------------------------------------------------------------------------
+
+
+def test_final_import_creates_imported_resolutions_and_finalizes_covered_problems(competition):
+    text = (
+        "system,problem,criterion,points,comment\n"
+        "Alpha,1,1a,2,\n"
+        "Alpha,1,1b,1,agreed at the meeting\n"
+        "Alpha,2,2a,3,\n"  # problem 2 has a Beta paper without a final mark
+        '"Beta, Inc.",1,1a,0.5,\n'
+        '"Beta, Inc.",1,1b,0,\n'
+    )
+    PaperFactory(
+        problem=competition.problems.get(number=2),
+        system=competition.systems.get(name="Beta, Inc."),
+    )
+    result = run(competition, text, final=True, file="final.csv")
+    assert result.finals == 5
+    assert result.marks == 0
+    assert result.finalized == [1]
+    assert "finalized problems: 1" in result.lines()
+    resolutions = {
+        (r.paper.system.name, r.criterion.code): (r.points, r.kind, r.reason, r.decided_by)
+        for r in Resolution.objects.select_related("paper__system", "criterion")
+    }
+    assert resolutions[("Alpha", "1a")] == (D("2"), "imported", "imported from final.csv", None)
+    assert resolutions[("Alpha", "1b")] == (D("1"), "imported", "agreed at the meeting", None)
+    assert len(resolutions) == 5
+    assert problem_jury(competition.problems.get(number=1)).finalized_at is not None
+    assert problem_jury(competition.problems.get(number=2)).finalized_at is None
+    assert not Assignment.objects.exists()
+    assert not Mark.objects.exists()
+    _, rows = comparison_sheet(competition.problems.get(number=1))
+    finals = {(r.paper.system.name, c.criterion.code): c.state.final for r in rows for c in r.cells}
+    assert finals == {
+        ("Alpha", "1a"): D("2"),
+        ("Alpha", "1b"): D("1"),
+        ("Beta, Inc.", "1a"): D("0.5"),
+        ("Beta, Inc.", "1b"): D("0"),
+    }
+    assert {r.final_total for r in rows} == {D("3"), D("0.5")}
+
+
+def test_final_import_replaces_earlier_finals(competition):
+    run(competition, "system,problem,criterion,points\nAlpha,2,2a,3\n", final=True)
+    run(competition, "system,problem,criterion,points\nAlpha,2,2a,4\n", final=True)
+    assert list(Resolution.objects.values_list("points", "kind")) == [(D("4"), "imported")]
+
+
+def test_final_import_names_errors_and_writes_nothing(competition):
+    before = state()
+    with pytest.raises(GradingError) as caught:
+        run(
+            competition,
+            "system,problem,criterion,points\nAlpha,2,2a,3\nAlpha,2,2a,4\n",
+            final=True,
+            file="f.csv",
+        )
+    assert (caught.value.line, caught.value.field) == (3, "criterion")
+    assert state() == before
+
+
+# --- export ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def graded(competition):
+    """Imported marks (agreed 1a, discrepant 1b), a decision on 1b, a draft of a third juror."""
+    run(competition, GOOD)
+    paper = Paper.objects.get(problem__number=1)
+    chair = ChairFactory()
+    criterion = paper.problem.rubrics.get().criteria.get(code="1b")
+    criterion_decide(paper=paper, criterion=criterion, points="2", reason="meeting", chair=chair)
+    draft = AssignmentFactory(paper=paper, juror=JurorFactory(username="zed"))
+    mark_save(assignment=draft, criterion=criterion, points="1", comment="draft")
+    return competition
+
+
+def test_marks_rows_contain_every_mark_and_the_final_rows(graded):
+    header, rows = marks_rows(graded)
+    assert header == [
+        "system",
+        "problem",
+        "criterion",
+        "juror",
+        "points",
+        "comment",
+        "paper",
+        "status",
+        "submitted_at",
+    ]
+    marks = [r for r in rows if r[7] != "final"]
+    finals = [r for r in rows if r[7] == "final"]
+    assert len(marks) == Mark.objects.count() == 6
+    assert {(r[0], r[2], r[3], r[4], r[7]) for r in marks} == {
+        ("Alpha", "1a", "alice", D("1.5"), "submitted"),
+        ("Alpha", "1b", "alice", D("2"), "submitted"),
+        ("Alpha", "1a", "bob", D("1.5"), "submitted"),
+        ("Alpha", "1b", "bob", D("3"), "submitted"),
+        ("Alpha", "1b", "zed", D("1"), "draft"),
+        ("Beta, Inc.", "2a", "bob", D("4"), "submitted"),
+    }
+    # Zed's draft keeps 1a pending; 1b is decided; Beta's only juror agrees with herself.
+    assert {(r[0], r[1], r[2], r[3], r[4], r[5]) for r in finals} == {
+        ("Alpha", 1, "1b", "(final)", D("2"), "decided"),
+        ("Beta, Inc.", 2, "2a", "(final)", D("4"), "agreed"),
+    }
+    codes = {p.system.name: p.code for p in Paper.objects.select_related("system")}
+    assert all(r[6] == codes[r[0]] for r in rows)
+
+
+def test_marks_csv_has_a_row_per_mark_and_final(graded):
+    text = marks_csv(graded)
+    parsed = list(csv.reader(io.StringIO(text)))
+    header, body = parsed[0], parsed[1:]
+    assert header[:6] == ["system", "problem", "criterion", "juror", "points", "comment"]
+    assert len(body) == 8
+    beta = next(row for row in body if row[0] == "Beta, Inc." and row[3] == "bob")
+    assert beta[1:4] == ["2", "2a", "bob"]
+    assert D(beta[4]) == 4
+    assert beta[5] == "full marks, nothing missing"
+    assert sum(1 for row in body if row[3] == "(final)") == 2
+    submitted = [row for row in body if row[7] == "submitted"]
+    assert all(row[8] for row in submitted)
+
+
+def test_marks_xlsx_holds_the_same_rows(graded):
+    data = marks_xlsx(graded)
+    workbook = openpyxl.load_workbook(io.BytesIO(data))
+    sheet = workbook["marks"]
+    values = [list(r) for r in sheet.iter_rows(values_only=True)]
+    header, rows = marks_rows(graded)
+    assert values[0] == header
+    assert len(values) == len(rows) + 1
+    for got, want in zip(values[1:], rows, strict=True):
+        assert got[0] == want[0]
+        assert got[3] == want[3]
+        assert D(str(got[4])) == want[4]
+
+
+def test_export_of_an_empty_competition_is_a_header(competition):
+    assert marks_csv(competition).splitlines() == [
+        "system,problem,criterion,juror,points,comment,paper,status,submitted_at"
+    ]
+    workbook = openpyxl.load_workbook(io.BytesIO(marks_xlsx(competition)))
+    assert workbook.active.max_row == 1
+
+
+def test_missing_column_message_lists_each_expected_column_once(competition):
+    from puzzles.errors import ImportFailure
+
+    with pytest.raises(ImportFailure) as caught:
+        run(competition, "system,problem,criterion,points\nAlpha,1,1a,1\n")
+    expected = caught.value.message.split("(expected ", 1)[1].rstrip(")").split(", ")
+    assert expected == ["system", "problem", "criterion", "points", "juror", "comment"]
+
+
+def test_a_partially_imported_paper_can_still_be_completed_or_is_refused_cleanly(competition):
+    # Import leaves alice's paper submitted with 1a marked and 1b not: the juror must get a
+    # GradingError (or succeed) when she marks 1b, never a crash.
+    run(competition, HEADER + "Alpha,1,1a,alice,1,\n")
+    assignment = Assignment.objects.get()
+    assert assignment.is_submitted
+    criterion = Paper.objects.get().problem.rubrics.get().criteria.get(code="1b")
+    try:
+        mark_revise(assignment=assignment, criterion=criterion, points="1", reason="missing")
+    except GradingError:
+        assert not Mark.objects.filter(criterion=criterion).exists()
+    else:
+        assert Mark.objects.get(criterion=criterion).points == D("1")
+
+
+def test_rubric_reimport_keeps_imported_final_marks(competition):
+    text = "system,problem,criterion,points\nAlpha,1,1a,1\nAlpha,1,1b,2\n"
+    run(competition, text, final=True)
+    assert problem_jury(competition.problems.get(number=1)).finalized_at is not None
+    rubric = json.dumps(
+        {
+            "problems": [
+                {
+                    "problem": 1,
+                    "criteria": [
+                        {"code": "1a", "title": "Reworded", "maximum": 2, "step": 0.5},
+                        {"code": "1b", "title": "Criterion 1b", "maximum": 3, "step": 1},
+                    ],
+                }
+            ]
+        }
+    )
+    # Either refused (final marks exist, like marks do) or done without losing them.
+    try:
+        rubrics_import(rubric, competition=competition)
+    except GradingError:
+        pass
+    assert sorted(Resolution.objects.values_list("criterion__code", "points")) == [
+        ("1a", D("1")),
+        ("1b", D("2")),
+    ]
