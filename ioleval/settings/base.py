@@ -108,6 +108,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
+    # WeasyPrint logs every rendering step at INFO.
+    "loggers": {"weasyprint.progress": {"level": "WARNING"}},
 }
 
 # The demo password: production refuses it (see ioleval.checks).
