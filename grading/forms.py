@@ -71,3 +71,11 @@ class RubricUploadForm(forms.Form):
 class MarksUploadForm(forms.Form):
     file = forms.FileField(help_text="CSV: system, problem, criterion, juror, points, comment")
     final = forms.BooleanField(required=False, label="agreed final marks")
+
+
+class TagsConfigForm(forms.Form):
+    names = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 8}),
+        required=False,
+        label="Observation tags, one per line",
+    )

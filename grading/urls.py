@@ -22,6 +22,7 @@ urlpatterns = [
     path("c/<slug:slug>/jury/select/", views.select_systems, name="select"),
     path("c/<slug:slug>/jury/group/", views.set_group, name="group"),
     path("c/<slug:slug>/jury/assign/", views.assign, name="assign"),
+    path("c/<slug:slug>/jury/tags/", views.tags_config, name="tags_config"),
     path("c/<slug:slug>/jury/rubrics.json", views.rubrics_json, name="rubrics_json"),
     path("c/<slug:slug>/jury/rubrics/", views.rubrics_upload, name="rubrics_upload"),
     path("c/<slug:slug>/jury/marks/", views.marks_upload, name="marks_upload"),

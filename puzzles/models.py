@@ -20,6 +20,11 @@ class Competition(models.Model):
     honourable_mention_threshold = models.DecimalField(
         max_digits=7, decimal_places=2, null=True, blank=True
     )
+    public_board = models.BooleanField(
+        default=False,
+        help_text="Publish the public-split board to anyone. It names systems, so keep it off "
+        "while jurors grade blind.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -9,6 +9,7 @@ urlpatterns = [
     path("competitions/import/", views.import_iolai, name="import_iolai"),
     path("c/<slug:slug>/", views.competition_detail, name="competition"),
     path("c/<slug:slug>/thresholds/", views.competition_thresholds, name="thresholds"),
+    path("c/<slug:slug>/publish/", views.competition_publish, name="publish"),
     path("c/<slug:slug>/rescore/", views.competition_rescore, name="rescore"),
     path(
         "c/<slug:slug>/rescore/<str:task_id>/",

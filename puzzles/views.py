@@ -167,10 +167,26 @@ def _rescore_status(request: HttpRequest, competition: Competition, result) -> H
     return redirect("puzzles:competition", slug=competition.slug)
 
 
+@require_POST
+@organizer_required
+def competition_publish(request: HttpRequest, slug: str) -> HttpResponse:
+    """Publish or withdraw the public board."""
+    competition = competition_get(slug)
+    competition.public_board = request.POST.get("publish") == "1"
+    competition.save(update_fields=["public_board"])
+    messages.success(
+        request,
+        "Public board published." if competition.public_board else "Public board withdrawn.",
+    )
+    return redirect("puzzles:competition", slug=slug)
+
+
 @require_GET
 def public_board(request: HttpRequest, slug: str) -> HttpResponse:
     """Show the public-split figures only, to anyone."""
     competition = competition_get(slug)
+    if not competition.public_board:
+        raise Http404("this competition's board is not published")
     _, rows = leaderboard(competition, rank_by="public")
     return render(request, "puzzles/public_board.html", {"competition": competition, "rows": rows})
 

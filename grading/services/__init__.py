@@ -9,6 +9,7 @@ from .marks import (
     mark_revise,
     mark_save,
     points_parse,
+    tags_configure,
     tags_ensure_defaults,
     tags_set,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "rubrics_export",
     "rubrics_import",
     "rubrics_read",
+    "tags_configure",
     "tags_ensure_defaults",
     "tags_set",
 ]

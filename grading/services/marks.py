@@ -215,3 +215,23 @@ def tags_ensure_defaults(*, competition) -> None:
             ObservationTag(competition=competition, name=name, order=i)
             for i, name in enumerate(DEFAULT_TAGS)
         )
+
+
+@transaction.atomic
+def tags_configure(*, competition, names: list[str]) -> list[ObservationTag]:
+    """Set the competition's observation tags in this order; tags in use are kept."""
+    wanted = [n.strip() for n in names if n.strip()]
+    if len(set(wanted)) != len(wanted):
+        raise GradingError("a tag is listed twice", field="tags")
+    if any(len(n) > 100 for n in wanted):
+        raise GradingError("a tag is longer than 100 characters", field="tags")
+    existing = {t.name: t for t in ObservationTag.objects.filter(competition=competition)}
+    unused = [t for n, t in existing.items() if n not in wanted and not t.uses.exists()]
+    ObservationTag.objects.filter(pk__in=[t.pk for t in unused]).delete()
+    tags = []
+    for order, name in enumerate(wanted):
+        tag = existing.get(name) or ObservationTag(competition=competition, name=name)
+        tag.order = order
+        tag.save()
+        tags.append(tag)
+    return tags

@@ -12,6 +12,7 @@ from .organizer import (
     rubrics_upload,
     select_systems,
     set_group,
+    tags_config,
     totals,
 )
 from .pdf import batch_start, batch_status, batch_zip, packet_download, paper_download
@@ -40,6 +41,7 @@ __all__ = [
     "tags_save",
     "thread",
     "thread_post",
+    "tags_config",
     "tolerance",
     "totals",
 ]

@@ -25,6 +25,7 @@ from ..forms import (
     RubricForm,
     RubricUploadForm,
     SelectionForm,
+    TagsConfigForm,
 )
 from ..models import Paper, ProblemJuror
 from ..selectors import comparison_sheet, final_totals, rubric_criteria
@@ -80,6 +81,9 @@ def jury_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "group_form": GroupForm(),
         "rubric_form": RubricUploadForm(),
         "marks_form": MarksUploadForm(),
+        "tags_form": TagsConfigForm(
+            initial={"names": "\n".join(competition.tags.values_list("name", flat=True))}
+        ),
     }
     return render(request, "grading/jury_overview.html", context)
 
@@ -287,3 +291,20 @@ def totals(request: HttpRequest, slug: str) -> HttpResponse:
         "provisional": show_all,
     }
     return render(request, "grading/totals.html", context)
+
+
+@require_POST
+@organizer_required
+def tags_config(request: HttpRequest, slug: str) -> HttpResponse:
+    competition = competition_get(slug)
+    form = TagsConfigForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise GradingError(form.errors.as_text(), field="tags")
+        tags = services.tags_configure(
+            competition=competition, names=form.cleaned_data["names"].splitlines()
+        )
+    except ImportFailure as exc:
+        messages.error(request, exc.message)
+        return redirect("grading:jury", slug=slug)
+    return _done(request, slug, f"{len(tags)} observation tags")

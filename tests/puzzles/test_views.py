@@ -95,7 +95,17 @@ def test_leaderboard_exports_csv_and_xlsx(organizer_client, demo_competition):
     )
 
 
+def test_public_board_is_unpublished_by_default(client, organizer_client, demo_competition):
+    url = reverse("puzzles:public_board", args=["demo"])
+    assert client.get(url).status_code == 404
+    organizer_client.post(reverse("puzzles:publish", args=["demo"]), {"publish": "1"})
+    assert client.get(url).status_code == 200
+    organizer_client.post(reverse("puzzles:publish", args=["demo"]), {"publish": "0"})
+    assert client.get(url).status_code == 404
+
+
 def test_public_board_shows_public_split_only(client, demo_competition):
+    Competition.objects.filter(slug="demo").update(public_board=True)
     response = client.get(reverse("puzzles:public_board", args=["demo"]))
     assert response.status_code == 200
     body = response.content.decode()

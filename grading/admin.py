@@ -1,0 +1,65 @@
+from django.contrib import admin
+from simple_history.admin import SimpleHistoryAdmin
+
+from .models import (
+    Assignment,
+    Criterion,
+    DiscussionComment,
+    Mark,
+    ObservationTag,
+    Paper,
+    ProblemJuror,
+    ProblemJury,
+    Resolution,
+    Rubric,
+)
+
+
+class CriterionInline(admin.TabularInline):
+    model = Criterion
+    extra = 0
+    fields = ["order", "code", "title", "kind", "maximum", "step", "task", "items"]
+
+
+@admin.register(Rubric)
+class RubricAdmin(admin.ModelAdmin):
+    list_display = ["problem", "version", "created_by", "created_at"]
+    list_filter = ["problem__competition"]
+    inlines = [CriterionInline]
+
+
+@admin.register(Paper)
+class PaperAdmin(admin.ModelAdmin):
+    list_display = ["code", "problem", "system"]
+    list_filter = ["problem__competition", "problem__number"]
+    search_fields = ["code", "system__name"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["paper", "juror", "submitted_at"]
+    list_filter = ["paper__problem__competition", "paper__problem__number"]
+    search_fields = ["paper__code", "juror__username"]
+
+
+@admin.register(Mark)
+class MarkAdmin(SimpleHistoryAdmin):
+    list_display = ["assignment", "criterion", "points", "updated_at"]
+    list_filter = ["assignment__paper__problem__competition"]
+    search_fields = ["assignment__paper__code", "assignment__juror__username"]
+
+
+@admin.register(Resolution)
+class ResolutionAdmin(SimpleHistoryAdmin):
+    list_display = ["paper", "criterion", "points", "kind", "decided_by", "decided_at"]
+
+
+@admin.register(ObservationTag)
+class ObservationTagAdmin(admin.ModelAdmin):
+    list_display = ["name", "competition", "order"]
+    list_filter = ["competition"]
+
+
+admin.site.register(ProblemJuror)
+admin.site.register(ProblemJury)
+admin.site.register(DiscussionComment)

@@ -1,0 +1,116 @@
+"""Every route, swept as a juror who has not submitted: no other juror's marks, no
+system identity, and no state change by GET."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from grading.models import (
+    Assignment,
+    DiscussionComment,
+    Mark,
+    ObservationTag,
+    Paper,
+    ProblemJury,
+    Resolution,
+)
+from grading.services import rubric_current
+from puzzles.models import System
+
+pytestmark = pytest.mark.django_db
+
+
+def _routes():
+    """Yield (namespaced name, pattern) for every named route of the project."""
+
+    def walk(patterns, namespace):
+        for entry in patterns:
+            if isinstance(entry, URLResolver):
+                yield from walk(entry.url_patterns, entry.namespace or namespace)
+            elif isinstance(entry, URLPattern) and entry.name:
+                yield (f"{namespace}:{entry.name}" if namespace else entry.name), entry
+
+    return list(walk(get_resolver().url_patterns, None))
+
+
+def _state():
+    return [
+        m.objects.count()
+        for m in (
+            Mark,
+            Assignment,
+            Resolution,
+            DiscussionComment,
+            ProblemJury,
+            ObservationTag,
+            Paper,
+        )
+    ] + [sorted(Mark.objects.values_list("pk", "points", "comment"))]
+
+
+@pytest.fixture
+def blind_juror(db):
+    call_command("demo", stdout=open(os.devnull, "w"))
+    paper = Paper.objects.get(problem__number=1, comments__isnull=False)
+    juror = get_user_model().objects.get(username="juror4")
+    Assignment.objects.create(paper=paper, juror=juror)
+    criterion = rubric_current(paper.problem).criteria.get(code="1c")
+    secrets = [
+        c
+        for c in Mark.objects.filter(assignment__paper=paper).values_list("comment", flat=True)
+        if c
+    ]
+    secrets += list(DiscussionComment.objects.filter(paper=paper).values_list("text", flat=True))
+    secrets += list(System.objects.values_list("name", flat=True))
+    return juror, paper, criterion, secrets
+
+
+def _kwargs(pattern, paper, criterion):
+    values = {
+        "slug": "demo",
+        "code": paper.code,
+        "criterion_id": criterion.pk,
+        "number": paper.problem.number,
+        "problem_id": paper.problem_id,
+        "task_id": "0" * 32,
+        "fmt": "csv",
+        "action": "comment",
+    }
+    return {name: values[name] for name in pattern.pattern.converters}
+
+
+def test_every_route_keeps_a_juror_blind(client, blind_juror):
+    juror, paper, criterion, secrets = blind_juror
+    assert secrets
+    client.force_login(juror)
+    swept = 0
+    for name, pattern in _routes():
+        if name.startswith("admin:") or name in ("logout", "login"):
+            continue
+        url = reverse(name, kwargs=_kwargs(pattern, paper, criterion))
+        before = _state()
+        response = client.get(url)
+        assert _state() == before, f"GET {url} changed the database"
+        for method in ("get", "post"):
+            response = getattr(client, method)(url, {"text": "x", "points": "", "reason": "x"})
+            body = (
+                response.content.decode("utf-8", "replace")
+                if response.get("Content-Type", "").startswith(("text/", "application/json"))
+                else ""
+            )
+            for secret in secrets:
+                assert secret not in body, f"{method.upper()} {url} shows {secret!r}"
+            assert response.status_code in (200, 302, 403, 404, 405, 422), (
+                method,
+                url,
+                response.status_code,
+            )
+        swept += 1
+    assert swept >= 25
+    # The juror's probes left nothing on the paper's threads.
+    assert not DiscussionComment.objects.filter(author=juror).exists()
