@@ -25,7 +25,9 @@ class CommentForm(forms.Form):
 
 
 class TagsForm(forms.Form):
-    tags = forms.TypedMultipleChoiceField(coerce=int, required=False, choices=())
+    tags = forms.TypedMultipleChoiceField(
+        coerce=int, required=False, choices=(), widget=forms.CheckboxSelectMultiple
+    )
 
     def __init__(self, *args, tags=(), **kwargs):
         super().__init__(*args, **kwargs)

@@ -91,6 +91,22 @@ def juror_papers(user) -> dict[Problem, list[JurorPaper]]:
     return dict(grouped)
 
 
+def chair_sheets(user) -> list[tuple[Problem, bool]]:
+    """Return every problem with papers, and whether the user may open its sheet now."""
+    problems = list(
+        Problem.objects.filter(papers__isnull=False)
+        .distinct()
+        .select_related("competition")
+        .order_by("competition__slug", "number")
+    )
+    grading = set(
+        Assignment.objects.filter(juror=user, submitted_at__isnull=True).values_list(
+            "paper__problem_id", flat=True
+        )
+    )
+    return [(p, p.pk not in grading) for p in problems]
+
+
 def can_see_others(user, paper: Paper) -> bool:
     """Tell whether the user may see other jurors' marks of this paper.
 

@@ -166,11 +166,17 @@ SYSTEMS = {
     "Baseline-echo": ("baseline", {"*": "echo"}, "none"),
 }
 
+# (style, problem) -> explanation; the weak styles say little or nothing.
 EXPLANATIONS = {
-    "full": "The possessor is a prefix (ma-, ta-), the plural is -ek and location is -un. "
-    "Numbers are counted in sixes: a multiplier before *ham* multiplies six and the next word adds.",
-    "short": "Prefixes mark the person; suffixes mark number and tense.",
-    "none": "",
+    ("full", 1): "The possessor is a **prefix**: *ma-* 'my', *ta-* 'your'. The plural is the "
+    "suffix *-ek* and location ('in') is *-un*, which follows the plural: *ta-sorel-ek-un*.",
+    ("full", 2): "Numbers are counted in sixes. A number word before *ham* (six) multiplies it "
+    "and a word after it adds: *kiriham sul* = 3 x 6 + 5 = 23; *tomo* is 36.",
+    ("full", 3): "Person is a prefix (*ni-* I, *su-* you, *a-* he/she) and tense a suffix "
+    "(*-ra* past, *-ke* future, none for the present); gender is not marked.",
+    ("short", 1): "Prefixes mark the owner; suffixes mark number.",
+    ("short", 2): "The numbers use six as a base.",
+    ("short", 3): "Prefixes mark the person; suffixes mark tense.",
 }
 
 RAW_SYSTEM = "Frontier-C (raw text)"
@@ -239,7 +245,7 @@ def _write_layout(root: Path) -> None:
                 {
                     "id": _task_id(p, t),
                     "pred": pred,
-                    "explanation": EXPLANATIONS[style],
+                    "explanation": EXPLANATIONS.get((style, p), ""),
                 }
             )
         (folder / "predictions.json").write_text(

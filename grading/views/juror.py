@@ -8,13 +8,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
-from ioleval.roles import CHAIR, JUROR, role_required
+from ioleval.roles import CHAIR, JUROR, has_role, role_required
 
 from .. import services
 from ..errors import GradingError
 from ..forms import MarkForm, TagsForm
 from ..models import Criterion
-from ..selectors import assignment_for, grading_page, juror_papers, paper_answers
+from ..selectors import assignment_for, chair_sheets, grading_page, juror_papers, paper_answers
 from ..text import explanation_html
 
 juror_required = role_required(JUROR, CHAIR)
@@ -23,7 +23,10 @@ juror_required = role_required(JUROR, CHAIR)
 @require_GET
 @juror_required
 def juror_home(request: HttpRequest) -> HttpResponse:
-    return render(request, "grading/juror_home.html", {"groups": juror_papers(request.user)})
+    context = {"groups": juror_papers(request.user)}
+    if has_role(request.user, CHAIR):
+        context["sheets"] = chair_sheets(request.user)
+    return render(request, "grading/juror_home.html", context)
 
 
 @require_GET

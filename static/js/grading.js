@@ -1,5 +1,6 @@
 // Keyboard navigation between criteria on the grading page: Enter or ArrowDown moves to
-// the next criterion's points field, ArrowUp to the previous one. Saving is htmx's job.
+// the next criterion's points field, ArrowUp to the previous one. Leaving a changed
+// field fires its change event, which htmx saves; on the last field Enter saves in place.
 (function () {
   const fields = Array.from(document.querySelectorAll("form.criterion input.points"));
   fields.forEach(function (field, index) {
@@ -9,7 +10,7 @@
       if (event.key === "ArrowUp") target = fields[index - 1];
       if (event.key === "Enter") {
         event.preventDefault();
-        field.dispatchEvent(new Event("change", { bubbles: true }));
+        if (!target) field.dispatchEvent(new Event("change", { bubbles: true }));
       }
       if (target) {
         event.preventDefault();
