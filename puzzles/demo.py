@@ -128,7 +128,7 @@ TASKS = [
 
 # System -> (tier, {task: predicted items}, explanation style). None keeps the gold answer.
 SYSTEMS = {
-    "Ensemble-3": ("ensemble", {}, "full"),
+    "Ensemble-3": ("ensemble", {(3, 1): [None, "he ate", "I called"]}, "full"),
     "Frontier-A": (
         "frontier",
         {(1, 2): [None, "tasorelun", None], (2, 2): [None, "kiriham ba", "sulham ot"]},
@@ -259,7 +259,10 @@ def _raw_outputs() -> str:
     for p, t, _tt, _et, _split, _pts, query, key in TASKS:
         gold = _gold(key)
         labels = [line.split()[0] for line in query.splitlines()[1:]]
-        answers = "\n".join(f"**{label}** {g}" for label, g in zip(labels, gold, strict=False))
+        if len(labels) == len(gold):
+            answers = "\n".join(f"**{label}** {g}" for label, g in zip(labels, gold, strict=True))
+        else:  # an explanation task: one paragraph
+            answers = " ".join(gold)
         text = (
             "Let me work through the data first.\n\n"
             f"## Explanation\nComparing the examples pair by pair isolates each affix.\n\n"
