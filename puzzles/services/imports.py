@@ -479,6 +479,27 @@ def _missing_warning(tasks: dict[str, Task], answered: set[str]) -> list[str]:
     return [f"no answer for {len(missing)} task(s) ({', '.join(missing)}); they score 0"]
 
 
+def _system_outputs_save(
+    *,
+    competition: Competition,
+    tasks: dict[str, Task],
+    rows: list[tuple[Task, str, str]],
+    source: str,
+    system_name: str,
+    team: str,
+    tier: str | None,
+) -> ImportSummary:
+    """Write validated rows as one system's outputs and score them."""
+    summary = ImportSummary(competition=competition.slug)
+    system = _system_for(
+        competition=competition, name=system_name, team=team, tier=tier, summary=summary
+    )
+    _outputs_write(system=system, rows=rows, source=source, summary=summary)
+    summary.warnings += _missing_warning(tasks, {task.external_id for task, _, _ in rows})
+    competition_rescore(competition=competition, systems=[system])
+    return summary
+
+
 @transaction.atomic
 def outputs_import_csv(
     *,
@@ -502,14 +523,15 @@ def outputs_import_csv(
         rows.append((task, row["pred"], (row.get("explanation") or "").strip()))
     if not rows:
         raise ImportFailure("no rows after the header", file=file, line=2)
-    summary = ImportSummary(competition=competition.slug)
-    system = _system_for(
-        competition=competition, name=system_name, team=team, tier=tier, summary=summary
+    return _system_outputs_save(
+        competition=competition,
+        tasks=tasks,
+        rows=rows,
+        source=Output.Source.SUBMISSION,
+        system_name=system_name,
+        team=team,
+        tier=tier,
     )
-    _outputs_write(system=system, rows=rows, source=Output.Source.SUBMISSION, summary=summary)
-    summary.warnings += _missing_warning(tasks, set(seen))
-    competition_rescore(competition=competition, systems=[system])
-    return summary
 
 
 @transaction.atomic
@@ -552,14 +574,15 @@ def outputs_import_jsonl(
         raise ImportFailure("not UTF-8 text", file=file) from None
     if not rows:
         raise ImportFailure("no records", file=file, line=1)
-    summary = ImportSummary(competition=competition.slug)
-    system = _system_for(
-        competition=competition, name=system_name, team=team, tier=tier, summary=summary
+    return _system_outputs_save(
+        competition=competition,
+        tasks=tasks,
+        rows=rows,
+        source=Output.Source.MODEL_TEXT,
+        system_name=system_name,
+        team=team,
+        tier=tier,
     )
-    _outputs_write(system=system, rows=rows, source=Output.Source.MODEL_TEXT, summary=summary)
-    summary.warnings += _missing_warning(tasks, set(seen))
-    competition_rescore(competition=competition, systems=[system])
-    return summary
 
 
 def _known_task(
