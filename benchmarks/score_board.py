@@ -280,7 +280,7 @@ def clear_metric_caches() -> None:
 def import_tasks(directory: Path, tmp: Path):
     """Import the 14 tasks and answer key through a layout holding task/ only."""
     from puzzles.models import Competition
-    from puzzles.services.imports import competition_import_iolai
+    from puzzles.services import competition_import_iolai
 
     if Competition.objects.filter(slug=SLUG).exists():
         raise SystemExit(f"error: competition {SLUG!r} already exists in this database")

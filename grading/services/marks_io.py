@@ -16,7 +16,7 @@ from openpyxl import Workbook
 from ioleval.roles import JUROR
 from puzzles.errors import ImportFailure
 from puzzles.models import Competition, System
-from puzzles.services.imports import _csv_rows  # the shared CSV reader with line numbers
+from puzzles.tabular import csv_rows
 
 from ..errors import GradingError
 from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
@@ -139,7 +139,7 @@ def marks_import(
 def _rows(stream: TextIO, **kwargs):
     """Read the CSV, reporting reader errors as GradingError like every other row error."""
     try:
-        yield from _csv_rows(stream, **kwargs)
+        yield from csv_rows(stream, **kwargs)
     except GradingError:
         raise
     except ImportFailure as exc:

@@ -2,12 +2,8 @@
 
 from .amendments import AmendmentReport, answer_key_amend
 from .competitions import competition_set_thresholds
-from .imports import (
-    ImportSummary,
-    competition_import_iolai,
-    outputs_import_csv,
-    outputs_import_jsonl,
-)
+from .imports import ImportSummary, outputs_import_csv, outputs_import_jsonl
+from .iolai import competition_import_iolai
 from .scoring import competition_rescore, output_prepare
 
 __all__ = [

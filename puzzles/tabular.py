@@ -1,0 +1,82 @@
+"""Reading tabular input with line numbers: CSV rows, text files, JSON files.
+
+Every error is an ImportFailure naming the file, the line a row starts on and the field.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+from .errors import ImportFailure
+
+# Problem data and model explanations easily exceed csv's default 128 KiB field limit.
+csv.field_size_limit(sys.maxsize)
+
+
+def csv_rows(
+    stream: TextIO, *, file: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield (line number, row) of a CSV, checking its header names the required columns."""
+    reader = csv.DictReader(stream, strict=True)
+    try:
+        header = reader.fieldnames
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise ImportFailure(f"cannot read CSV header ({exc})", file=file, line=1) from None
+    if not header:
+        raise ImportFailure("the file is empty; expected a CSV header", file=file, line=1)
+    header = [h.strip() for h in header]
+    reader.fieldnames = header
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise ImportFailure(
+            f"missing column(s) {', '.join(missing)}; the header has {', '.join(header)}"
+            f" (expected {', '.join(required + optional)})",
+            file=file,
+            line=1,
+            field=missing[0],
+        )
+    # A quoted field may span lines: a row is named by the line it starts on.
+    start = reader.line_num + 1
+    try:
+        for row in reader:
+            if None in row:
+                raise ImportFailure(
+                    f"{len(header) + len(row[None])} fields where the header has {len(header)}",
+                    file=file,
+                    line=start,
+                    field=f"(extra after {header[-1]})",
+                )
+            if any(row[c] is None for c in required):
+                absent = next(c for c in required if row[c] is None)
+                raise ImportFailure("the row is too short", file=file, line=start, field=absent)
+            yield start, row
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise ImportFailure(
+            f"malformed CSV in the row starting here ({exc})", file=file, line=start
+        ) from None
+    except UnicodeDecodeError:
+        raise ImportFailure("not UTF-8 text", file=file, line=start) from None
+
+
+def open_text(path: Path) -> TextIO:
+    if not path.is_file():
+        raise ImportFailure("no such file", file=str(path))
+    return path.open(encoding="utf-8-sig", newline="")
+
+
+def read_json(path: Path) -> object:
+    try:
+        with open_text(path) as handle:
+            return json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise ImportFailure(
+            f"malformed JSON ({exc.msg})", file=str(path), line=exc.lineno
+        ) from None
+    except UnicodeDecodeError:
+        raise ImportFailure("not UTF-8 text", file=str(path)) from None
