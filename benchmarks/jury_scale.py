@@ -921,6 +921,7 @@ def run_phase(
         "requests": len(outcomes),
         "jurors": len(plans),
         "think_ms": round(think_s * 1000),
+        "load_average_after": load_average(),
         "wall_s": round(wall, 3),
         "throughput_rps": round(len(outcomes) / wall, 1) if wall else None,
         "non_200": sum(o.status != 200 for o in outcomes),
@@ -1170,13 +1171,15 @@ def _pdf_figures(papers: int, pages: int, wall: float) -> dict:
         "wall_s": round(wall, 2),
         "pages_per_s": round(pages / wall, 2) if wall else None,
         "papers_per_s": round(papers / wall, 2) if wall else None,
+        "load_average_after": load_average(),
     }
 
 
 def _pdf_line(what: str, f: dict) -> str:
     return (
         f"pdf: {what}: {f['papers']} papers, {f['pages']} pages in {f['wall_s']:.2f} s ="
-        f" {f['pages_per_s']:.2f} pages/s ({f['papers_per_s']:.2f} papers/s)"
+        f" {f['pages_per_s']:.2f} pages/s ({f['papers_per_s']:.2f} papers/s);"
+        f" load average after {f['load_average_after']}"
     )
 
 
@@ -1382,7 +1385,8 @@ def _run(args, tmp: Path, say) -> int:
             f" server time p50 {srv['median_ms']:.1f} / p95 {srv['p95_ms']:.1f} ms;"
             f" CPU per request: gunicorn workers {phase['workers_cpu_ms_per_request']} ms,"
             f" client {phase['client_cpu_ms_per_request']} ms;"
-            f" non-200 {phase['non_200']}, not saved {phase['not_saved']}"
+            f" non-200 {phase['non_200']}, not saved {phase['not_saved']};"
+            f" load average after {phase['load_average_after']}"
         )
         for example in phase["failure_examples"]:
             say(f"  failure: {example}")
