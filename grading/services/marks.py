@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from ioleval.roles import CHAIR, has_role
@@ -20,6 +20,7 @@ from ..models import (
     PaperTag,
     ProblemJury,
     Resolution,
+    Rubric,
 )
 
 
@@ -53,24 +54,31 @@ def _plain(value: Decimal) -> str:
 
 
 def _problem_open(paper: Paper) -> None:
-    jury = ProblemJury.objects.filter(problem_id=paper.problem_id).first()
-    if jury and jury.finalized_at:
+    try:
+        jury = paper.problem.jury
+    except ProblemJury.DoesNotExist:
+        return
+    if jury.finalized_at:
         raise GradingError(f"problem {paper.problem.number} is finalized", field="problem")
 
 
 def _criterion_of(paper: Paper, criterion: Criterion) -> None:
-    from .rubrics import rubric_current
-
-    rubric = rubric_current(paper.problem)
-    if rubric is None or criterion.rubric_id != rubric.pk:
+    current = (
+        Rubric.objects.filter(problem_id=paper.problem_id)
+        .order_by("-version")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if criterion.rubric_id != current:
         raise GradingError(f"{criterion.code} is not a criterion of this paper", field="criterion")
 
 
 def _locked(assignment: Assignment) -> Assignment:
-    # The row lock orders a save against a concurrent submit of the same assignment.
+    # The row lock orders saves and submits of one assignment: two tabs of the same
+    # juror, or a save racing a submit, run one after the other.
     return (
-        Assignment.objects.select_for_update()
-        .select_related("paper__problem")
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("paper__problem__jury", "juror")
         .get(pk=assignment.pk)
     )
 
@@ -88,7 +96,9 @@ def mark_save(
     _problem_open(assignment.paper)
     _criterion_of(assignment.paper, criterion)
     value = points_parse(points, criterion=criterion)
-    mark = _mark_get_or_create(assignment, criterion)
+    # Under the assignment's lock no one else writes this mark: get it or build it, and
+    # write once (one history row per save).
+    mark = _mark_get_or_build(assignment, criterion)
     mark.points = value
     if comment is not None:
         mark.comment = comment
@@ -97,14 +107,11 @@ def mark_save(
     return mark
 
 
-def _mark_get_or_create(assignment: Assignment, criterion: Criterion) -> Mark:
-    try:
-        with transaction.atomic():
-            return Mark.objects.select_for_update().get_or_create(
-                assignment=assignment, criterion=criterion
-            )[0]
-    except IntegrityError:
-        return Mark.objects.select_for_update().get(assignment=assignment, criterion=criterion)
+def _mark_get_or_build(assignment: Assignment, criterion: Criterion) -> Mark:
+    """Return the mark, or an unsaved one; call under the assignment's lock."""
+    return Mark.objects.filter(assignment=assignment, criterion=criterion).first() or Mark(
+        assignment=assignment, criterion=criterion
+    )
 
 
 @transaction.atomic
@@ -147,7 +154,7 @@ def mark_revise(
     value = points_parse(points, criterion=criterion)
     if value is None:
         raise GradingError("a submitted mark cannot be blank", field="points")
-    mark = _mark_get_or_create(assignment, criterion)
+    mark = _mark_get_or_build(assignment, criterion)
     mark.points = value
     mark._history_user = assignment.juror
     mark._change_reason = reason.strip()
