@@ -33,7 +33,7 @@ from puzzles.models import Competition, Output, Problem, Task
 from .errors import GradingError
 from .models import Paper
 from .selectors import current_rubrics, paper_answers
-from .text import explanation_html
+from .text import explanation_html, points_text
 
 # WeasyPrint logs every rendering step at INFO; keep workers' and commands' logs readable
 # unless the LOGGING setting chose a level for it.
@@ -121,11 +121,6 @@ class SheetTask:
     has_prompts: bool
     explanation: SafeString
     explanation_same_as: int | None  # an earlier assignment with the same explanation
-
-
-def points_text(value: Decimal) -> str:
-    """Return points as written by hand: 3, 0.5, 10 (never 3.00 or 1E+1)."""
-    return format(value.normalize(), "f")
 
 
 @dataclass(frozen=True)

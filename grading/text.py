@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import markdown
 import nh3
 from django.utils.safestring import SafeString, mark_safe
@@ -63,3 +65,10 @@ def explanation_html(text: str) -> SafeString:
         link_rel=None,
     )
     return mark_safe(cleaned)  # noqa: S308 -- nh3 allowlist above
+
+
+def points_text(value: Decimal | int | str | None) -> str:
+    """Return points as written by hand: 3, 0.5, 10 (never 3.00 or 1E+1); "" for None."""
+    if value is None or value == "":
+        return ""
+    return format(Decimal(str(value)).normalize(), "f")

@@ -22,6 +22,7 @@ from ..models import (
     Resolution,
     Rubric,
 )
+from ..text import points_text
 
 
 def points_parse(value: object, *, criterion: Criterion, field: str = "points") -> Decimal | None:
@@ -36,21 +37,15 @@ def points_parse(value: object, *, criterion: Criterion, field: str = "points") 
         raise GradingError(f"{value!r} is not a number", field=field)
     if points < 0 or points > criterion.maximum:
         raise GradingError(
-            f"{criterion.code}: {_plain(points)} is outside 0..{_plain(criterion.maximum)}",
+            f"{criterion.code}: {points_text(points)} is outside 0..{points_text(criterion.maximum)}",
             field=field,
         )
     if points % criterion.step:
         raise GradingError(
-            f"{criterion.code}: {_plain(points)} is not a multiple of {_plain(criterion.step)}",
+            f"{criterion.code}: {points_text(points)} is not a multiple of {points_text(criterion.step)}",
             field=field,
         )
     return points
-
-
-def _plain(value: Decimal) -> str:
-    """Write 3.00 as 3 and 0.50 as 0.5."""
-    text = format(value, "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _problem_open(paper: Paper) -> None:
