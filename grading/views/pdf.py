@@ -56,15 +56,26 @@ def _batch_dir(task_id: str) -> Path:
     return Path(settings.MEDIA_ROOT) / "papers" / task_id
 
 
+def _problem_numbers(competition) -> list[int]:
+    return sorted(
+        competition.problems.filter(papers__isnull=False)
+        .distinct()
+        .values_list("number", flat=True)
+    )
+
+
 @require_POST
 @role_required(ORGANIZER)
 def batch_start(request: HttpRequest, slug: str) -> HttpResponse:
+    """Queue one rendering task per problem, so that several workers share the batch."""
     competition = competition_get(slug)
-    task_id = uuid.uuid4().hex
-    result = render_papers_task.apply_async(
-        args=[competition.pk, str(_batch_dir(task_id))], task_id=task_id
-    )
-    return _batch_status(request, competition, task_id, result)
+    batch = uuid.uuid4().hex
+    out = str(_batch_dir(batch))
+    results = [
+        render_papers_task.apply_async(args=[competition.pk, out, n], task_id=f"{batch}-{n}")
+        for n in _problem_numbers(competition)
+    ]
+    return _batch_status(request, competition, batch, results)
 
 
 @require_GET
@@ -72,26 +83,33 @@ def batch_start(request: HttpRequest, slug: str) -> HttpResponse:
 def batch_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
     competition = competition_get(slug)
     _batch_dir(task_id)
-    return _batch_status(request, competition, task_id, AsyncResult(task_id, app=celery_app))
+    results = [AsyncResult(f"{task_id}-{n}", app=celery_app) for n in _problem_numbers(competition)]
+    return _batch_status(request, competition, task_id, results)
 
 
-def _batch_status(request, competition, task_id: str, result) -> HttpResponse:
-    info = result.info if isinstance(result.info, dict) else {}
+def _batch_status(request, competition, batch: str, results: list) -> HttpResponse:
+    done = total = 0
+    for result in results:
+        info = result.info if isinstance(result.info, dict) else {}
+        if result.successful():
+            done += result.result
+            total += result.result
+        else:
+            done += info.get("done", 0)
+            total += info.get("total", 0)
+    ready = all(r.ready() for r in results)
     context = {
         "competition": competition,
-        "task_id": task_id,
-        "ready": result.ready(),
-        "failed": result.failed(),
-        "count": result.result if result.successful() else None,
-        "done": info.get("done"),
-        "total": info.get("total"),
+        "task_id": batch,
+        "ready": ready,
+        "failed": any(r.failed() for r in results),
+        "count": done if ready else None,
+        "done": done,
+        "total": total,
     }
-    response = render(
-        request,
-        "grading/pdf_batch.html#status" if request.htmx else "grading/pdf_batch.html",
-        context,
-    )
-    if request.htmx and context["ready"]:
+    template = "grading/pdf_batch.html#status" if request.htmx else "grading/pdf_batch.html"
+    response = render(request, template, context)
+    if request.htmx and ready:
         response.status_code = 286  # stop polling
     return response
 

@@ -26,16 +26,19 @@ class Command(BaseCommand):
         problem = options["problem"]
         if problem is not None and not competition.problems.filter(number=problem).exists():
             raise CommandError(f"no problem {problem} in {competition.slug}")
-        papers = competition.problems.filter(papers__isnull=False)
+        problems = competition.problems.filter(papers__isnull=False).distinct()
         if problem is not None:
-            papers = papers.filter(number=problem)
-        if not papers.exists():
+            problems = problems.filter(number=problem)
+        numbers = sorted(problems.values_list("number", flat=True))
+        if not numbers:
             raise CommandError(f"no papers in {competition.slug}; run select_for_jury first")
         # A worker may run elsewhere: give it an absolute path (on a shared disk).
         out = Path(options["out"]).expanduser().resolve()
         started = time.perf_counter()
+        # One task per problem, so that several workers share the batch.
+        results = [render_papers_task.delay(competition.pk, str(out), n) for n in numbers]
         try:
-            written = render_papers_task.delay(competition.pk, str(out), problem).get()
+            written = sum(result.get() for result in results)
         except GradingError as error:
             raise CommandError(str(error)) from error
         elapsed = time.perf_counter() - started
