@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
 from puzzles.extraction import Extraction, extract_answer
 from puzzles.metrics import parse_prediction
-
-DATA = Path(__file__).resolve().parents[3] / "shared/data/iolai-2026"
 
 # Queries in invented languages, numbered as olympiad queries are: arbitrarily.
 Q_16 = (
@@ -487,10 +484,9 @@ def test_never_raises_on_garbage():
             assert isinstance(result.explanation, str)
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="IOL-AI 2026 data not present")
-def test_real_clean_submissions_unchanged():
+def test_real_clean_submissions_unchanged(iolai_dir):
     checked = 0
-    for path in sorted(DATA.glob("submissions/*/predictions.json")):
+    for path in sorted(iolai_dir.glob("submissions/*/predictions.json")):
         for row in json.loads(path.read_text(encoding="utf-8")):
             n, pred = row["n_expected_items"], row["pred"]
             parsed = parse_prediction(pred, n)
