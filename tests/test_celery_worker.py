@@ -101,3 +101,22 @@ def test_rescore_task_runs_in_a_worker_process(demo_competition, worker):
     assert [(r.system, r.overall.score) for r in board] == [
         (r.system, r.overall.score) for r in expected
     ]
+
+
+@pytest.mark.celery_worker
+@pytest.mark.django_db(transaction=True)
+def test_pdf_batch_renders_in_a_worker_process(worker, tmp_path):
+    from django.core.management import call_command
+
+    from grading.models import Paper
+    from grading.tasks import render_papers_task
+
+    call_command("demo", stdout=open(os.devnull, "w"))
+    competition_id = Paper.objects.values_list("problem__competition_id", flat=True).first()
+    result = render_papers_task.apply_async(args=[competition_id, str(tmp_path), 1], queue=worker)
+    written = result.get(timeout=120)
+
+    codes = set(Paper.objects.filter(problem__number=1).values_list("code", flat=True))
+    assert written == len(codes)
+    assert {p.name for p in tmp_path.glob("*.pdf")} == {f"{code}.pdf" for code in codes}
+    assert all(p.read_bytes().startswith(b"%PDF") for p in tmp_path.glob("*.pdf"))
