@@ -262,3 +262,11 @@ def test_organizer_selects_and_assigns(client, jury):
     assert Paper.objects.filter(system=system).count() == 3
     client.post(reverse("grading:assign", args=["demo"]), {"per_paper": 2})
     assert all(p.assignments.count() >= 2 for p in Paper.objects.filter(system=system))
+
+
+def test_organizer_reads_threads_but_does_not_decide(client, jury):
+    paper = _discrepant_paper()
+    criterion = next(c for c in _criteria(paper) if c.code == "1c")
+    client = _login(client, "organizer")
+    body = client.get(reverse("grading:thread", args=[paper.code, criterion.pk])).content.decode()
+    assert "juror2" in body and "Chair&#x27;s decision" not in body
