@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from ioleval.roles import CHAIR, has_role
@@ -84,12 +85,46 @@ def mark_save(
 ) -> Mark:
     """Save a draft mark (points and/or comment) of the juror's own unsubmitted paper."""
     assignment = _locked(assignment)
+    _criterion_of(assignment.paper, criterion)
+    return _draft_save(assignment, criterion, points, comment)
+
+
+@transaction.atomic
+def mark_save_by_code(
+    *, juror, code: str, criterion_id: int, points: object, comment: str | None = None
+) -> Mark:
+    """Save a draft mark of the juror's paper with this code (the autosave's entry).
+
+    One locked read finds the juror's assignment and one query the criterion of the
+    paper's current rubric, where looking each up first and checking again took four:
+    the autosave runs for every keystroke pause of every juror. Raises
+    Assignment.DoesNotExist when the paper is not the juror's.
+    """
+    assignment = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("paper__problem__jury", "juror")
+        .get(paper__code=code, juror=juror)
+    )
+    current = (
+        Rubric.objects.filter(problem_id=assignment.paper.problem_id)
+        .order_by("-version")
+        .values("pk")[:1]
+    )
+    criterion = Criterion.objects.filter(pk=criterion_id, rubric_id=Subquery(current)).first()
+    if criterion is None:
+        raise GradingError("not a criterion of this paper", field="criterion")
+    return _draft_save(assignment, criterion, points, comment)
+
+
+def _draft_save(
+    assignment: Assignment, criterion: Criterion, points: object, comment: str | None
+) -> Mark:
+    """Write a draft mark; call with the assignment locked and the criterion checked."""
     if assignment.is_submitted:
         raise GradingError(
             "this paper is submitted; change a mark through its discussion thread", field="points"
         )
     _problem_open(assignment.paper)
-    _criterion_of(assignment.paper, criterion)
     value = points_parse(points, criterion=criterion)
     # Under the assignment's lock no one else writes this mark: get it or build it, and
     # write once (one history row per save).

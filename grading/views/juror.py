@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
@@ -13,7 +13,7 @@ from ioleval.roles import CHAIR, JUROR, has_role, role_required
 from .. import services
 from ..errors import GradingError
 from ..forms import MarkForm, TagsForm
-from ..models import Criterion
+from ..models import Assignment
 from ..selectors import assignment_for, chair_sheets, grading_page, juror_papers, paper_answers
 from ..text import explanation_html
 
@@ -50,22 +50,23 @@ def grade(request: HttpRequest, code: str) -> HttpResponse:
 @require_POST
 @juror_required
 def mark_save(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
-    assignment = assignment_for(request.user, code)
-    criterion = get_object_or_404(Criterion, pk=criterion_id)
     form = MarkForm(request.POST)
     error = None
-    mark = None
     if form.is_valid():
         try:
-            mark = services.mark_save(
-                assignment=assignment,
-                criterion=criterion,
+            services.mark_save_by_code(
+                juror=request.user,
+                code=code,
+                criterion_id=criterion_id,
                 points=form.cleaned_data["points"],
                 comment=form.cleaned_data["comment"],
             )
+        except Assignment.DoesNotExist:
+            raise Http404("no such paper of yours") from None
         except GradingError as exc:
             error = exc.message
     else:
+        assignment_for(request.user, code)  # a stranger's paper is a 404, whatever was sent
         error = form.errors.as_text()
     if not request.htmx:
         if error:
@@ -74,7 +75,7 @@ def mark_save(request: HttpRequest, code: str, criterion_id: int) -> HttpRespons
     response = render(
         request,
         "grading/grade.html#mark_status",
-        {"criterion": criterion, "mark": mark, "error": error, "saved": error is None},
+        {"error": error, "saved": error is None},
         status=422 if error else 200,
     )
     return trigger_client_event(response, "markSaved") if not error else response

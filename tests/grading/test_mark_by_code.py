@@ -1,0 +1,62 @@
+"""The autosave's entry: the juror's own paper by code, a criterion of its current rubric."""
+
+from __future__ import annotations
+
+import os
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from grading.errors import GradingError
+from grading.models import Assignment, Criterion, Mark
+from grading.services import mark_save_by_code, rubric_current
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def draft(db):
+    call_command("demo", stdout=open(os.devnull, "w"))
+    return Assignment.objects.filter(submitted_at__isnull=True, paper__problem__number=3).first()
+
+
+def test_saves_a_draft_mark(draft):
+    criterion = rubric_current(draft.paper.problem).criteria.order_by("order").last()
+    mark = mark_save_by_code(
+        juror=draft.juror,
+        code=draft.paper.code,
+        criterion_id=criterion.pk,
+        points="1.5",
+        comment="ok",
+    )
+    assert Mark.objects.get(pk=mark.pk).points == Decimal("1.5")
+    assert mark.history.first().history_user == draft.juror
+
+
+def test_a_strangers_paper_does_not_exist(draft):
+    stranger = get_user_model().objects.get(username="juror2")
+    assert not Assignment.objects.filter(paper=draft.paper, juror=stranger).exists()
+    criterion = rubric_current(draft.paper.problem).criteria.first()
+    with pytest.raises(Assignment.DoesNotExist):
+        mark_save_by_code(
+            juror=stranger, code=draft.paper.code, criterion_id=criterion.pk, points="1"
+        )
+
+
+def test_criteria_of_other_problems_or_old_versions_are_refused(draft):
+    other = Criterion.objects.exclude(rubric__problem=draft.paper.problem).first()
+    with pytest.raises(GradingError, match="not a criterion of this paper"):
+        mark_save_by_code(
+            juror=draft.juror, code=draft.paper.code, criterion_id=other.pk, points="1"
+        )
+    old = rubric_current(draft.paper.problem)
+    old_criterion = old.criteria.first()
+    old.pk = None
+    old.version += 1
+    old.save()  # a newer, empty version: the old criterion is no longer current
+    with pytest.raises(GradingError, match="not a criterion of this paper"):
+        mark_save_by_code(
+            juror=draft.juror, code=draft.paper.code, criterion_id=old_criterion.pk, points="1"
+        )
