@@ -56,13 +56,53 @@ class GroupForm(forms.Form):
 
 
 class RubricForm(forms.Form):
-    criteria = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 18, "class": "code"}),
-        help_text='A JSON list of criteria: {"code", "title", "maximum", "step", "kind", '
-        '"description", "task", "items"}.',
-    )
     new_version = forms.BooleanField(required=False, label="create a new version (marks exist)")
-    preview = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+
+class CriterionForm(forms.Form):
+    """One row of the rubric editor; a row without a code is left out."""
+
+    code = forms.CharField(max_length=40, required=False)
+    title = forms.CharField(max_length=200, required=False)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 1}))
+    kind = forms.ChoiceField(choices=(("assignment", "assignment"), ("theory", "theory")))
+    maximum = forms.DecimalField(max_digits=6, decimal_places=2, required=False)
+    step = forms.DecimalField(max_digits=6, decimal_places=2, required=False, initial="0.5")
+    task = forms.ChoiceField(required=False, choices=())
+    items = forms.CharField(required=False, max_length=200, help_text="item numbers: 1,2,3")
+
+    def __init__(self, *args, tasks=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task"].choices = [("", "—")] + [(t, t) for t in tasks]
+
+    def clean_items(self) -> list[int]:
+        text = self.cleaned_data["items"].replace(" ", "")
+        try:
+            return [int(part) for part in text.split(",") if part]
+        except ValueError:
+            raise forms.ValidationError("item numbers separated by commas, e.g. 1,2,3") from None
+
+    def as_spec(self) -> dict | None:
+        """Return the row in the rubric JSON schema, or None for an empty row."""
+        data = self.cleaned_data
+        if not data.get("code"):
+            return None
+        spec = {
+            "code": data["code"],
+            "title": data["title"],
+            "description": data["description"],
+            "kind": data["kind"],
+            "maximum": str(data["maximum"]) if data["maximum"] is not None else "",
+            "step": str(data["step"]) if data["step"] is not None else "0.5",
+        }
+        if data["task"]:
+            spec["task"] = data["task"]
+        if data["items"]:
+            spec["items"] = data["items"]
+        return spec
+
+
+CriterionFormSet = forms.formset_factory(CriterionForm, extra=2)
 
 
 class RubricUploadForm(forms.Form):

@@ -20,6 +20,7 @@ from .. import services
 from ..errors import GradingError
 from ..forms import (
     AssignForm,
+    CriterionFormSet,
     GroupForm,
     MarksUploadForm,
     RubricForm,
@@ -151,26 +152,24 @@ def assign(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def rubric_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
-    problem = get_object_or_404(Problem, competition__slug=slug, number=number)
+    problem = get_object_or_404(
+        Problem.objects.select_related("competition"), competition__slug=slug, number=number
+    )
+    tasks = list(problem.tasks.order_by("number").values_list("external_id", flat=True))
     current = services.rubrics_export(problem.competition)
     existing = next((p["criteria"] for p in current["problems"] if p["problem"] == number), [])
-    form = RubricForm(
-        request.POST or None,
-        initial={"criteria": json.dumps(existing, indent=2, ensure_ascii=False)},
+    initial = [{**c, "items": ",".join(map(str, c.get("items", [])))} for c in existing]
+    form = RubricForm(request.POST or None)
+    formset = CriterionFormSet(
+        request.POST or None, initial=initial, form_kwargs={"tasks": tasks}, prefix="criteria"
     )
     change = None
-    if request.method == "POST" and form.is_valid():
-        document = json.dumps(
-            {"problem": number, "criteria": _json_or_none(form.cleaned_data["criteria"])}
-        )
+    if request.method == "POST" and form.is_valid() and formset.is_valid():
+        criteria = [spec for row in formset.forms if (spec := row.as_spec())]
+        document = json.dumps({"problem": number, "criteria": criteria})
         try:
-            if _json_or_none(form.cleaned_data["criteria"]) is None:
-                raise GradingError(
-                    "the criteria are not valid JSON", file="rubric", field="criteria"
-                )
-            specs = services.rubrics_read(document, competition=problem.competition, file="rubric")[
-                problem
-            ]
+            specs = services.rubrics_read(document, competition=problem.competition, file="rubric")
+            specs = specs[problem]
             if request.POST.get("apply"):
                 rubric, change = services.rubric_replace(
                     problem=problem,
@@ -186,18 +185,12 @@ def rubric_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     context = {
         "problem": problem,
         "form": form,
+        "formset": formset,
         "change": change,
         "criteria": rubric_criteria(problem),
         "rubric": services.rubric_current(problem),
     }
     return render(request, "grading/rubric.html", context)
-
-
-def _json_or_none(text: str):
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
 
 
 @require_GET

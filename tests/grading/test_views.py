@@ -270,3 +270,73 @@ def test_organizer_reads_threads_but_does_not_decide(client, jury):
     client = _login(client, "organizer")
     body = client.get(reverse("grading:thread", args=[paper.code, criterion.pk])).content.decode()
     assert "juror2" in body and "Chair&#x27;s decision" not in body
+
+
+def _rubric_post(rubric_rows, **extra):
+    data = {
+        "criteria-TOTAL_FORMS": str(len(rubric_rows)),
+        "criteria-INITIAL_FORMS": "0",
+        "criteria-MIN_NUM_FORMS": "0",
+        "criteria-MAX_NUM_FORMS": "1000",
+    }
+    for index, row in enumerate(rubric_rows):
+        for key, value in row.items():
+            data[f"criteria-{index}-{key}"] = value
+    data.update(extra)
+    return data
+
+
+def test_rubric_editor_previews_and_needs_a_new_version_once_marked(client, jury):
+    client = _login(client, "organizer")
+    url = reverse("grading:rubric", args=["demo", 1])
+    page = client.get(url).content.decode()
+    assert 'value="1a"' in page and 'value="1d"' in page
+    rows = [
+        {
+            "code": "1a",
+            "title": "Translations into English",
+            "kind": "assignment",
+            "maximum": "2",
+            "step": "0.5",
+            "task": "12026010100",
+            "items": "1,2,3",
+        },
+        {
+            "code": "1b",
+            "title": "Translations into Velmari",
+            "kind": "assignment",
+            "maximum": "3",
+            "step": "0.5",
+        },
+        {"code": "", "title": "", "kind": "theory", "maximum": "", "step": "0.5"},
+    ]
+    preview = client.post(url, _rubric_post(rows, preview="1")).content.decode()
+    assert "criterion 1a: maximum 3.00 -&gt; 2" in preview
+    assert "criterion 1c removed" in preview
+    refused = client.post(url, _rubric_post(rows, apply="1")).content.decode()
+    assert "frozen" in refused
+    assert rubric_current(Paper.objects.filter(problem__number=1).first().problem).version == 1
+    client.post(url, _rubric_post(rows, apply="1", new_version="on"))
+    rubric = rubric_current(Paper.objects.filter(problem__number=1).first().problem)
+    assert rubric.version == 2
+    assert list(rubric.criteria.order_by("order").values_list("code", "maximum")) == [
+        ("1a", Decimal("2")),
+        ("1b", Decimal("3")),
+    ]
+    bad = client.post(
+        url,
+        _rubric_post(
+            [
+                {
+                    "code": "x",
+                    "title": "t",
+                    "kind": "theory",
+                    "maximum": "1",
+                    "step": "0.5",
+                    "items": "a,b",
+                }
+            ],
+            preview="1",
+        ),
+    )
+    assert "item numbers separated by commas" in bad.content.decode()
