@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 
+from django import forms
 from django.contrib import messages
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -89,9 +91,23 @@ def jury_overview(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "grading/jury_overview.html", context)
 
 
-def _done(request: HttpRequest, slug: str, lines: list[str] | str) -> HttpResponse:
-    messages.success(request, "; ".join(lines) if isinstance(lines, list) else lines)
+def _back(request: HttpRequest, slug: str, action: Callable[[], str | list[str]]) -> HttpResponse:
+    """Run an organizer action; report its outcome or its error on the jury page."""
+    try:
+        outcome = action()
+    except ImportFailure as exc:
+        # Errors about a file name it; the others read better without "input, field".
+        messages.error(request, str(exc) if exc.file else exc.message)
+    else:
+        messages.success(request, "; ".join(outcome) if isinstance(outcome, list) else outcome)
     return redirect("grading:jury", slug=slug)
+
+
+def _valid(form: forms.Form) -> dict:
+    """Return the form's cleaned data, or raise its errors as a GradingError."""
+    if not form.is_valid():
+        raise GradingError(form.errors.as_text(), field="form")
+    return form.cleaned_data
 
 
 @require_POST
@@ -99,17 +115,13 @@ def _done(request: HttpRequest, slug: str, lines: list[str] | str) -> HttpRespon
 def select_systems(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = SelectionForm(request.POST, systems=competition.systems.all())
-    if not form.is_valid():
-        messages.error(request, form.errors.as_text())
-        return redirect("grading:jury", slug=slug)
-    try:
-        papers = services.papers_create(
-            competition=competition, system_names=form.cleaned_data["systems"]
-        )
-    except ImportFailure as exc:
-        messages.error(request, exc.message)
-        return redirect("grading:jury", slug=slug)
-    return _done(request, slug, f"{len(papers)} papers created")
+
+    def action() -> str:
+        names = _valid(form)["systems"]
+        papers = services.papers_create(competition=competition, system_names=names)
+        return f"{len(papers)} papers created"
+
+    return _back(request, slug, action)
 
 
 @require_POST
@@ -117,18 +129,17 @@ def select_systems(request: HttpRequest, slug: str) -> HttpResponse:
 def set_group(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = GroupForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise GradingError(form.errors.as_text(), field="jurors")
-        problem = competition.problems.filter(number=form.cleaned_data["problem"]).first()
+
+    def action() -> str:
+        data = _valid(form)
+        problem = competition.problems.filter(number=data["problem"]).first()
         if problem is None:
-            raise GradingError(f"no problem {form.cleaned_data['problem']}", field="problem")
-        names = [n.strip() for n in form.cleaned_data["jurors"].split(",") if n.strip()]
+            raise GradingError(f"no problem {data['problem']}", field="problem")
+        names = [n.strip() for n in data["jurors"].split(",") if n.strip()]
         services.problem_jurors_set(problem=problem, usernames=names)
-    except ImportFailure as exc:
-        messages.error(request, exc.message)
-        return redirect("grading:jury", slug=slug)
-    return _done(request, slug, f"problem {problem.number}: jurors {', '.join(names)} in its group")
+        return f"problem {problem.number}: jurors {', '.join(names)} in its group"
+
+    return _back(request, slug, action)
 
 
 @require_POST
@@ -136,17 +147,12 @@ def set_group(request: HttpRequest, slug: str) -> HttpResponse:
 def assign(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = AssignForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, form.errors.as_text())
-        return redirect("grading:jury", slug=slug)
-    try:
-        report = services.jurors_assign(
-            competition=competition, per_paper=form.cleaned_data["per_paper"]
-        )
-    except ImportFailure as exc:
-        messages.error(request, exc.message)
-        return redirect("grading:jury", slug=slug)
-    return _done(request, slug, report.lines())
+
+    def action() -> list[str]:
+        per_paper = _valid(form)["per_paper"]
+        return services.jurors_assign(competition=competition, per_paper=per_paper).lines()
+
+    return _back(request, slug, action)
 
 
 @require_http_methods(["GET", "POST"])
@@ -209,28 +215,24 @@ def rubrics_json(request: HttpRequest, slug: str) -> HttpResponse:
 def rubrics_upload(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = RubricUploadForm(request.POST, request.FILES)
-    if not form.is_valid():
-        messages.error(request, form.errors.as_text())
-        return redirect("grading:jury", slug=slug)
-    upload = form.cleaned_data["file"]
-    try:
-        text = upload.read().decode("utf-8-sig")
+
+    def action() -> list[str]:
+        data = _valid(form)
+        upload = data["file"]
+        try:
+            text = upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise GradingError("not UTF-8 text", file=upload.name) from None
         results = services.rubrics_import(
             text,
             competition=competition,
-            new_version=form.cleaned_data["new_version"],
+            new_version=data["new_version"],
             user=request.user,
             file=upload.name,
         )
-    except UnicodeDecodeError:
-        messages.error(request, f"{upload.name}: not UTF-8 text")
-        return redirect("grading:jury", slug=slug)
-    except ImportFailure as exc:
-        messages.error(request, str(exc))
-        return redirect("grading:jury", slug=slug)
-    return _done(
-        request, slug, [f"problem {r.problem.number}: rubric v{r.version}" for r, _ in results]
-    )
+        return [f"problem {r.problem.number}: rubric v{r.version}" for r, _ in results]
+
+    return _back(request, slug, action)
 
 
 @require_POST
@@ -238,21 +240,18 @@ def rubrics_upload(request: HttpRequest, slug: str) -> HttpResponse:
 def marks_upload(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = MarksUploadForm(request.POST, request.FILES)
-    if not form.is_valid():
-        messages.error(request, form.errors.as_text())
-        return redirect("grading:jury", slug=slug)
-    upload = form.cleaned_data["file"]
-    try:
-        result = services.marks_import(
+
+    def action() -> list[str]:
+        data = _valid(form)
+        upload = data["file"]
+        return services.marks_import(
             competition=competition,
             stream=io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline=""),
             file=upload.name,
-            final=form.cleaned_data["final"],
-        )
-    except ImportFailure as exc:
-        messages.error(request, str(exc))
-        return redirect("grading:jury", slug=slug)
-    return _done(request, slug, result.lines())
+            final=data["final"],
+        ).lines()
+
+    return _back(request, slug, action)
 
 
 @require_GET
@@ -291,13 +290,10 @@ def totals(request: HttpRequest, slug: str) -> HttpResponse:
 def tags_config(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = TagsConfigForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise GradingError(form.errors.as_text(), field="tags")
-        tags = services.tags_configure(
-            competition=competition, names=form.cleaned_data["names"].splitlines()
-        )
-    except ImportFailure as exc:
-        messages.error(request, exc.message)
-        return redirect("grading:jury", slug=slug)
-    return _done(request, slug, f"{len(tags)} observation tags")
+
+    def action() -> str:
+        names = _valid(form)["names"].splitlines()
+        tags = services.tags_configure(competition=competition, names=names)
+        return f"{len(tags)} observation tags"
+
+    return _back(request, slug, action)

@@ -1,0 +1,73 @@
+"""Organizer jury pages: groups, tags, rubric and marks uploads, with their error messages."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.messages import get_messages
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.urls import reverse
+
+from grading.models import Mark, ObservationTag, ProblemJuror, Resolution
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def organizer_client(client, db):
+    call_command("demo", stdout=open(os.devnull, "w"))
+    client.force_login(get_user_model().objects.get(username="organizer"))
+    return client
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in get_messages(response.wsgi_request)]
+
+
+def test_group_page_adds_jurors_and_refuses_strangers(organizer_client):
+    url = reverse("grading:group", args=["demo"])
+    response = organizer_client.post(url, {"problem": 2, "jurors": "juror4"})
+    assert ProblemJuror.objects.filter(problem__number=2, juror__username="juror4").exists()
+    response = organizer_client.post(url, {"problem": 2, "jurors": "nobody"})
+    assert "unknown user(s) nobody" in _messages(response)[-1]
+    response = organizer_client.post(url, {"problem": 9, "jurors": "juror4"})
+    assert "no problem 9" in _messages(response)[-1]
+
+
+def test_tags_page_sets_order_and_keeps_tags_in_use(organizer_client):
+    url = reverse("grading:tags_config", args=["demo"])
+    organizer_client.post(url, {"names": "verbosity\nnew tag\n"})
+    names = list(ObservationTag.objects.order_by("order").values_list("name", flat=True))
+    assert names == ["verbosity", "new tag"]
+    response = organizer_client.post(url, {"names": "a\na"})
+    assert "a tag is listed twice" in _messages(response)[-1]
+
+
+def test_rubric_upload_reports_errors_and_changes_nothing(organizer_client):
+    url = reverse("grading:rubrics_upload", args=["demo"])
+    bad = SimpleUploadedFile(
+        "r.json", b'{"problems": [{"problem": 1, "criteria": [{"code": "x"}]}]}'
+    )
+    response = organizer_client.post(url, {"file": bad})
+    assert "r.json, problems[1].criteria[1], field 'title'" in _messages(response)[-1]
+    frozen = SimpleUploadedFile(
+        "r.json", b'{"problem": 1, "criteria": [{"code": "1a", "title": "t", "maximum": 3}]}'
+    )
+    response = organizer_client.post(url, {"file": frozen})
+    assert "frozen" in _messages(response)[-1]
+
+
+def test_marks_upload_imports_and_reports_missing_columns(organizer_client):
+    url = reverse("grading:marks_upload", args=["demo"])
+    good = SimpleUploadedFile("m.csv", b"system,problem,criterion,points\nEnsemble-3,3,3a,2.5\n")
+    response = organizer_client.post(url, {"file": good, "final": "on"})
+    assert "1 final marks" in _messages(response)[-1]
+    assert Resolution.objects.filter(kind="imported").count() == 1
+    before = Mark.objects.count()
+    bad = SimpleUploadedFile("m.csv", b"system,problem,criterion,points\nEnsemble-3,3,3a,2.5\n")
+    response = organizer_client.post(url, {"file": bad})
+    assert "m.csv, line 1, field 'juror'" in _messages(response)[-1]
+    assert Mark.objects.count() == before
