@@ -22,7 +22,9 @@ from .models import (
     Criterion,
     DiscussionComment,
     Mark,
+    ObservationTag,
     Paper,
+    PaperTag,
     ProblemJury,
     Resolution,
     Rubric,
@@ -148,8 +150,6 @@ def grading_page(assignment: Assignment) -> GradingPage:
             "task_id", "source", "parsed_items", "extracted_items", "explanation", "scores"
         )
     }
-    from .models import ObservationTag, PaperTag
-
     tags = list(ObservationTag.objects.filter(competition_id=problem.competition_id))
     chosen = set(PaperTag.objects.filter(assignment=assignment).values_list("tag_id", flat=True))
     return GradingPage(

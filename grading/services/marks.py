@@ -24,6 +24,7 @@ from ..models import (
     Rubric,
 )
 from ..text import points_text
+from .rubrics import rubric_current
 
 
 def points_parse(value: object, *, criterion: Criterion, field: str = "points") -> Decimal | None:
@@ -147,8 +148,6 @@ def _mark_get_or_build(assignment: Assignment, criterion: Criterion) -> Mark:
 @transaction.atomic
 def assignment_submit(*, assignment: Assignment) -> Assignment:
     """Submit a paper: every criterion must be marked; the juror's marks then lock."""
-    from .rubrics import rubric_current
-
     assignment = _locked(assignment)
     if assignment.is_submitted:
         raise GradingError("this paper is already submitted", field="submit")
