@@ -41,9 +41,14 @@ def assignment_for(user, code: str) -> Assignment:
     )
 
 
+def rubric_current(problem: Problem) -> Rubric | None:
+    """Return the problem's latest rubric version, or None."""
+    return Rubric.objects.filter(problem=problem).order_by("-version").first()
+
+
 def rubric_criteria(problem: Problem) -> list[Criterion]:
     """Return the criteria of the problem's current rubric, in order."""
-    rubric = Rubric.objects.filter(problem=problem).order_by("-version").first()
+    rubric = rubric_current(problem)
     if rubric is None:
         return []
     return list(rubric.criteria.select_related("task").order_by("order"))

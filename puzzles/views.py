@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.celery import app as celery_app
+from ioleval.http import XLSX, attachment
 from ioleval.roles import ORGANIZER, role_required
 
 from . import services
@@ -124,14 +125,8 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
     o = context["options"]
     stem = f"{competition.slug}-leaderboard-{o['metric']}-{o['stage']}-{o['split']}"
     if fmt == "xlsx":
-        response = HttpResponse(
-            board_xlsx(context["rows"], task_ids),
-            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        )
-    else:
-        response = HttpResponse(board_csv(context["rows"], task_ids), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
-    return response
+        return attachment(board_xlsx(context["rows"], task_ids), f"{stem}.xlsx", XLSX)
+    return attachment(board_csv(context["rows"], task_ids), f"{stem}.csv", "text/csv")
 
 
 @require_POST

@@ -23,8 +23,8 @@ from ..models import (
     Resolution,
     Rubric,
 )
+from ..selectors import rubric_current
 from ..text import points_text
-from .rubrics import rubric_current
 
 
 def points_parse(value: object, *, criterion: Criterion, field: str = "points") -> Decimal | None:
@@ -60,13 +60,8 @@ def _problem_open(paper: Paper) -> None:
 
 
 def _criterion_of(paper: Paper, criterion: Criterion) -> None:
-    current = (
-        Rubric.objects.filter(problem_id=paper.problem_id)
-        .order_by("-version")
-        .values_list("pk", flat=True)
-        .first()
-    )
-    if criterion.rubric_id != current:
+    current = rubric_current(paper.problem)
+    if current is None or criterion.rubric_id != current.pk:
         raise GradingError(f"{criterion.code} is not a criterion of this paper", field="criterion")
 
 

@@ -14,6 +14,7 @@ from puzzles.models import Competition, Problem, Task
 
 from ..errors import GradingError
 from ..models import Assignment, Criterion, DiscussionComment, Mark, Resolution, Rubric
+from ..selectors import rubric_current
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,6 @@ class RubricChange:
         if self.reopened:
             out.append(f"{self.reopened} submitted papers reopen to grade new criteria")
         return out
-
-
-def rubric_current(problem: Problem) -> Rubric | None:
-    """Return the problem's latest rubric version, or None."""
-    return problem.rubrics.order_by("-version").first()
 
 
 def _decimal(value: object, *, where: str, field: str) -> Decimal:

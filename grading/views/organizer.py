@@ -9,10 +9,11 @@ from collections.abc import Callable
 from django import forms
 from django.contrib import messages
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from ioleval.http import XLSX, attachment
 from ioleval.roles import ORGANIZER, role_required
 from puzzles.errors import ImportFailure
 from puzzles.models import Problem
@@ -203,11 +204,8 @@ def rubric_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 @organizer_required
 def rubrics_json(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
-    response = JsonResponse(
-        services.rubrics_export(competition), json_dumps_params={"indent": 2, "ensure_ascii": False}
-    )
-    response["Content-Disposition"] = f'attachment; filename="{competition.slug}-rubrics.json"'
-    return response
+    data = json.dumps(services.rubrics_export(competition), indent=2, ensure_ascii=False)
+    return attachment(data, f"{competition.slug}-rubrics.json", "application/json")
 
 
 @require_POST
@@ -259,16 +257,12 @@ def marks_upload(request: HttpRequest, slug: str) -> HttpResponse:
 def marks_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     competition = competition_get(slug)
     if fmt == "xlsx":
-        response = HttpResponse(
-            services.marks_xlsx(competition),
-            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        return attachment(services.marks_xlsx(competition), f"{competition.slug}-marks.xlsx", XLSX)
+    if fmt == "csv":
+        return attachment(
+            services.marks_csv(competition), f"{competition.slug}-marks.csv", "text/csv"
         )
-    elif fmt == "csv":
-        response = HttpResponse(services.marks_csv(competition), content_type="text/csv")
-    else:
-        return HttpResponse(status=404)
-    response["Content-Disposition"] = f'attachment; filename="{competition.slug}-marks.{fmt}"'
-    return response
+    raise Http404("export formats: csv, xlsx")
 
 
 @require_GET

@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 
 from ioleval.celery import app as celery_app
+from ioleval.http import attachment
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, role_required
 from puzzles.models import Problem
 from puzzles.selectors import competition_get
@@ -28,17 +29,13 @@ from ..tasks import render_papers_task
 _TASK_ID = re.compile(r"^[0-9a-f]{32}$")
 
 
-def _pdf_response(data: bytes, filename: str) -> HttpResponse:
-    response = HttpResponse(data, content_type="application/pdf")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
 @require_GET
 @role_required(JUROR, CHAIR)
 def paper_download(request: HttpRequest, code: str) -> HttpResponse:
     assignment = assignment_for(request.user, code)
-    return _pdf_response(paper_pdf(assignment.paper), paper_filename(assignment.paper))
+    return attachment(
+        paper_pdf(assignment.paper), paper_filename(assignment.paper), "application/pdf"
+    )
 
 
 @require_GET
@@ -47,7 +44,9 @@ def packet_download(request: HttpRequest, problem_id: int) -> HttpResponse:
     problem = get_object_or_404(Problem, pk=problem_id)
     if not Assignment.objects.filter(paper__problem=problem, juror=request.user).exists():
         raise PermissionDenied
-    return _pdf_response(packet_pdf(request.user, problem), f"problem-{problem.number}-packet.pdf")
+    return attachment(
+        packet_pdf(request.user, problem), f"problem-{problem.number}-packet.pdf", "application/pdf"
+    )
 
 
 def _batch_dir(task_id: str) -> Path:
@@ -126,6 +125,4 @@ def batch_zip(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in files:
             archive.write(path, path.name)
-    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
-    response["Content-Disposition"] = f'attachment; filename="{slug}-papers.zip"'
-    return response
+    return attachment(buffer.getvalue(), f"{slug}-papers.zip", "application/zip")
