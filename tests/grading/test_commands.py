@@ -126,7 +126,10 @@ def test_import_rubric_needs_new_version_once_marks_exist(competition, rubric_fi
     assert Rubric.objects.filter(problem=problem).count() == 1
     out = run("import_rubric", SLUG, str(rubric_file), "--new-version")
     assert "problem 2: rubric v2, 3 criteria" in out
-    assert "  criterion 2a: 1 marks or decisions no longer fit its maximum or step; they are cleared and their papers reopen" in out
+    assert (
+        "  criterion 2a: 1 marks or decisions no longer fit its maximum or step; they are cleared and their papers reopen"
+        in out
+    )
     assert rubric_current(problem).version == 2
     assert Mark.objects.get(criterion__rubric__version=2, criterion__code="2a").points is None
     assert Mark.objects.get(criterion__rubric__version=2, criterion__code="2c").points == D("4")

@@ -131,3 +131,35 @@ def test_same_assignment_from_many_tabs_saves_every_criterion():
 
     _run_concurrently([save(c, criterion) for c, criterion in zip(clients, criteria, strict=True)])
     assert Mark.objects.filter(assignment=assignment, points__isnull=False).count() == len(criteria)
+
+
+def test_tabs_creating_the_same_mark_at_once_make_one_mark():
+    # Every tab waits for the assignment's lock; the ones that get it after the first must
+    # see the mark the first created (a fresh read) rather than insert a second one.
+    call_command("demo", stdout=open(os.devnull, "w"))
+    assignment = (
+        Assignment.objects.filter(paper__problem__number=3, submitted_at__isnull=True)
+        .exclude(marks__isnull=False)
+        .first()
+    )
+    criterion = rubric_current(assignment.paper.problem).criteria.order_by("order").first()
+    clients = [_client(assignment.juror.username) for _ in range(6)]
+
+    def save(client, index):
+        def job():
+            response = client.post(
+                reverse("grading:mark", args=[assignment.paper.code, criterion.pk]),
+                {"points": str(criterion.step), "comment": f"tab {index}"},
+                HTTP_HX_REQUEST="true",
+            )
+            assert response.status_code == 200, response.content
+
+        return job
+
+    _run_concurrently([save(c, i) for i, c in enumerate(clients)])
+    mark = Mark.objects.get(assignment=assignment, criterion=criterion)
+    assert mark.points == criterion.step
+    history = list(mark.history.order_by("history_date"))
+    assert len(history) == len(clients)
+    assert [h.history_type for h in history] == ["+"] + ["~"] * (len(clients) - 1)
+    assert mark.comment == history[-1].comment

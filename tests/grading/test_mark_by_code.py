@@ -60,3 +60,47 @@ def test_criteria_of_other_problems_or_old_versions_are_refused(draft):
         mark_save_by_code(
             juror=draft.juror, code=draft.paper.code, criterion_id=old_criterion.pk, points="1"
         )
+
+
+def _first_criterion(assignment):
+    criterion = rubric_current(assignment.paper.problem).criteria.order_by("order").first()
+    Mark.objects.filter(assignment=assignment, criterion=criterion).delete()
+    return criterion
+
+
+def test_a_missing_comment_keeps_the_saved_one(draft):
+    criterion = _first_criterion(draft)
+    save = dict(juror=draft.juror, code=draft.paper.code, criterion_id=criterion.pk)
+    mark_save_by_code(**save, points="", comment="keep me")
+    mark = mark_save_by_code(**save, points=str(criterion.step))
+    stored = Mark.objects.get(pk=mark.pk)
+    assert (stored.points, stored.comment) == (criterion.step, "keep me")
+    assert [h.history_type for h in stored.history.order_by("history_date")] == ["+", "~"]
+
+
+@pytest.mark.parametrize("points", ["-1", "99", "0.3", "abc"])
+def test_invalid_points_save_nothing(draft, points):
+    criterion = _first_criterion(draft)
+    with pytest.raises(GradingError, match=criterion.code + "|number"):
+        mark_save_by_code(
+            juror=draft.juror, code=draft.paper.code, criterion_id=criterion.pk, points=points
+        )
+    assert not Mark.objects.filter(assignment=draft, criterion=criterion).exists()
+
+
+def test_submitted_papers_and_finalized_problems_are_refused(draft):
+    from django.utils import timezone
+
+    from grading.models import ProblemJury
+
+    criterion = _first_criterion(draft)
+    save = dict(juror=draft.juror, code=draft.paper.code, criterion_id=criterion.pk, points="0")
+    ProblemJury.objects.update_or_create(
+        problem=draft.paper.problem, defaults={"finalized_at": timezone.now()}
+    )
+    with pytest.raises(GradingError, match="is finalized"):
+        mark_save_by_code(**save)
+    Assignment.objects.filter(pk=draft.pk).update(submitted_at=timezone.now())
+    with pytest.raises(GradingError, match="is submitted"):
+        mark_save_by_code(**save)
+    assert not Mark.objects.filter(assignment=draft, criterion=criterion).exists()
