@@ -61,7 +61,7 @@ What the script does:
 
 Exit status: 0 all checks passed; 1 a check failed (a page not 200, the sheet or the
 grading page over 15 queries, an autosave that was not a 200 "saved"); 2 a target missed
-with --strict (a query count, or the p95 of either autosave phase over 50 ms); 3 a setup
+with --strict (a query count, or the paced autosave p95 over 50 ms); 3 a setup
 error (database, server, worker, missing module with --pdf). --json prints the results as
 JSON only. --profile adds the SQL of both autosaves and cProfiles of 200 in-process
 autosaves and of one sheet. A run takes 2 to 3 minutes.
@@ -1392,29 +1392,30 @@ def _run(args, tmp: Path, say) -> int:
             say(f"  failure: {example}")
         if phase["not_saved"]:
             checks.append(f"autosave {name}: {phase['not_saved']} requests not saved")
-    burst_p95 = http["phases"]["burst"]["latency"]["p95_ms"]
+    burst = http["phases"]["burst"]
     result["targets"] = {
         "queries_max": MAX_QUERIES,
         "sheet_queries_met": pages["sheet"]["queries"] <= MAX_QUERIES,
         "grading_page_queries_met": pages["grading_page"]["queries"] <= MAX_QUERIES,
         "autosave_p95_ms": TARGET_P95_MS,
-        "autosave_burst_p95_met": burst_p95 <= TARGET_P95_MS,
     }
+    # 20 jurors are the paced phase; the burst keeps 20 saves always in flight, so its
+    # latency is 20 / throughput (Little's law) and says how much headroom there is.
     if "paced" in http["phases"]:
         paced_p95 = http["phases"]["paced"]["latency"]["p95_ms"]
         result["targets"]["autosave_paced_p95_met"] = paced_p95 <= TARGET_P95_MS
+        autosave = (
+            f"{'met' if paced_p95 <= TARGET_P95_MS else 'MISSED'} (paced p95 {paced_p95:.1f} ms)"
+        )
+    else:
+        autosave = "not measured (--think-ms 0)"
     say(
         f"targets: sheet <= {MAX_QUERIES} queries:"
         f" {'met' if result['targets']['sheet_queries_met'] else 'MISSED'};"
         f" grading page <= {MAX_QUERIES} queries:"
         f" {'met' if result['targets']['grading_page_queries_met'] else 'MISSED'};"
-        f" autosave p95 <= {TARGET_P95_MS:g} ms: burst"
-        f" {'met' if result['targets']['autosave_burst_p95_met'] else 'MISSED'}"
-        + (
-            f", paced {'met' if result['targets']['autosave_paced_p95_met'] else 'MISSED'}"
-            if "paced" in http["phases"]
-            else ""
-        )
+        f" autosave p95 <= {TARGET_P95_MS:g} ms with {args.concurrent} jurors: {autosave};"
+        f" capacity {burst['throughput_rps']} req/s (burst p95 {burst['latency']['p95_ms']:.1f} ms)"
     )
 
     missing_pdf = pdf_missing() if args.pdf is not False else "--no-pdf"
