@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from ioleval.roles import JUROR
+from ioleval.roles import JUROR, ORGANIZER, user_roles
 from puzzles.models import Competition, Problem, System
 
 from ..errors import GradingError
@@ -82,9 +82,18 @@ def problem_jurors_set(*, problem: Problem, usernames: list[str]) -> list[Proble
     unknown = [u for u in usernames if u not in users]
     if unknown:
         raise GradingError(f"unknown user(s) {', '.join(unknown)}", field="jurors")
-    not_jurors = [u.username for u in users.values() if not u.groups.filter(name=JUROR).exists()]
+    not_jurors = sorted(n for n, u in users.items() if JUROR not in user_roles(u))
     if not_jurors:
         raise GradingError(f"not in the juror group: {', '.join(not_jurors)}", field="jurors")
+    # Organizers see system names on the leaderboard and the jury pages: they cannot grade
+    # blind, whatever else they hold.
+    organizers = sorted(n for n, u in users.items() if ORGANIZER in user_roles(u))
+    if organizers:
+        raise GradingError(
+            f"organizer accounts see system names and cannot grade blind: {', '.join(organizers)}"
+            " (give them a separate juror account)",
+            field="jurors",
+        )
     return [ProblemJuror.objects.get_or_create(problem=problem, juror=u)[0] for u in users.values()]
 
 

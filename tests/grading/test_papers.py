@@ -168,6 +168,21 @@ def test_problem_jurors_set_refuses_users_outside_the_juror_group(competition):
     assert not ProblemJuror.objects.exists()
 
 
+@pytest.mark.parametrize("roles", [["juror", "organizer"], ["juror", "superuser"]])
+def test_problem_jurors_set_refuses_jurors_who_are_organizers(competition, roles):
+    a = JurorFactory()
+    insider = UserFactory(roles=[r for r in roles if r != "superuser"])
+    if "superuser" in roles:
+        insider.is_superuser = True
+        insider.save()
+    with pytest.raises(GradingError) as caught:
+        group(competition, 1, [a, insider])
+    assert "cannot grade blind" in caught.value.message
+    assert insider.username in caught.value.message
+    assert a.username not in caught.value.message
+    assert not ProblemJuror.objects.exists()
+
+
 def test_problem_jurors_set_refuses_unknown_users(competition):
     with pytest.raises(GradingError) as caught:
         problem_jurors_set(problem=problem(competition, 1), usernames=["ghost"])
