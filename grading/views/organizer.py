@@ -58,11 +58,14 @@ def jury_overview(request: HttpRequest, slug: str) -> HttpResponse:
             ),
         )
     )
+    members = ProblemJuror.objects.filter(problem__competition=competition)
     groups = {}
-    for member in ProblemJuror.objects.filter(problem__competition=competition).select_related(
-        "juror", "problem"
-    ):
+    for member in members.select_related("juror", "problem"):
         groups.setdefault(member.problem.number, []).append(member.juror.username)
+    # Members made organizers after they joined (problem_jurors_set refuses organizers).
+    not_blind = members.filter(
+        Q(juror__is_superuser=True) | Q(juror__groups__name=ORGANIZER)
+    ).values_list("juror__username", flat=True)
     progress = []
     for problem in problems:
         criteria, rows = comparison_sheet(problem)
@@ -81,6 +84,7 @@ def jury_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "selection_form": SelectionForm(systems=systems, initial={"systems": sorted(selected)}),
         "selected": selected,
         "progress": progress,
+        "not_blind": sorted(set(not_blind)),
         "assign_form": AssignForm(),
         "group_form": GroupForm(),
         "rubric_form": RubricUploadForm(),

@@ -8,9 +8,10 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.utils import timezone
 
 from grading.errors import GradingError
-from grading.models import Assignment, Criterion, Mark
+from grading.models import Assignment, Criterion, Mark, ProblemJury
 from grading.services import mark_save_by_code, rubric_current
 
 pytestmark = pytest.mark.django_db
@@ -89,10 +90,6 @@ def test_invalid_points_save_nothing(draft, points):
 
 
 def test_submitted_papers_and_finalized_problems_are_refused(draft):
-    from django.utils import timezone
-
-    from grading.models import ProblemJury
-
     criterion = _first_criterion(draft)
     save = dict(juror=draft.juror, code=draft.paper.code, criterion_id=criterion.pk, points="0")
     ProblemJury.objects.update_or_create(

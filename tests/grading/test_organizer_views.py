@@ -6,6 +6,7 @@ import os
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
@@ -35,6 +36,20 @@ def test_group_page_adds_jurors_and_refuses_strangers(organizer_client):
     assert "unknown user(s) nobody" in _messages(response)[-1]
     response = organizer_client.post(url, {"problem": 9, "jurors": "juror4"})
     assert "no problem 9" in _messages(response)[-1]
+
+
+def test_overview_warns_of_group_members_made_organizers(organizer_client):
+    url = reverse("grading:jury", args=["demo"])
+    assert "Not blind" not in organizer_client.get(url).content.decode()
+    Group.objects.get(name="organizer").user_set.add(
+        get_user_model().objects.get(username="juror2")
+    )
+    page = organizer_client.get(url).content.decode()
+    assert "Not blind: juror2 is an organizer" in page
+    response = organizer_client.post(
+        reverse("grading:group", args=["demo"]), {"problem": 3, "jurors": "juror2"}
+    )
+    assert "cannot grade blind: juror2" in _messages(response)[-1]
 
 
 def test_tags_page_sets_order_and_keeps_tags_in_use(organizer_client):
