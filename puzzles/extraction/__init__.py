@@ -1,0 +1,79 @@
+"""Extract answer items and an explanation from a model's free-text reply.
+
+Pure functions, no Django. `extract_answer(text, n_items, query)` works in three steps:
+
+1. A reply that is wholly a JSON list is split exactly as `metrics.parse_prediction`
+   splits it, so clean submissions never change; a JSON object with an "answers" list
+   (and perhaps an "explanation") is taken the same way.
+2. The reply is cut into sections at headings: `Answer:`, `Final answers:`, `## Answer`,
+   `**Reasoning**`, `Explanation: ...`, or a short line ending in a colon that names one
+   ("Sure! Here are the answers:"). The answers are looked for in the last answer
+   section (a "final" one preferred), else in the text outside explanation sections,
+   else (when that holds no list) inside the explanation sections.
+3. In that region: a JSON value or Python list repr (whole, fenced, or embedded with
+   exactly n elements); else labelled lines (`16.`, `17)`, `(b)`, `iv)`, `BB.`, `1 - C`,
+   bullets, table rows), mapped to the query's item labels when most of them match and
+   otherwise taken in order; else plain lines. A single-item task takes a multi-line
+   region as one paragraph.
+
+Items lose their label, markdown emphasis and backticks, and the query's source item
+when echoed before a separator (`→`, `->`, `=`, `:`, ` - `, ` — `) or after the answer
+in brackets; anything before an arrow goes even without a query. Quotes are left to
+`metrics.normalize`. The explanation is the explanation sections' text, the JSON
+object's "explanation", or else the text outside the answer block minus chatter.
+
+Not handled: one "Answer:" heading per item (only the last such section is read),
+answers inside running prose ("so 16 is kayé"), nested sub-lists under items, and
+several answer lists without a heading (the last list of n items wins).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cleaning import clean_explanation
+from .items import find_items, load_json, query_items, value_items
+from .sections import pick_answer_section, split_sections
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """Answer items cut or padded to the task's item count, and the explanation."""
+
+    items: list[str]
+    explanation: str
+    n_items_found: int
+    method: str
+
+
+def extract_answer(text: str | None, n_items: int, query: str = "") -> Extraction:
+    """Extract answer items and the explanation from free model text."""
+    n = max(int(n_items), 0)
+    if text is None or not text.strip():
+        return Extraction([""] * n, "", 0, "empty")
+    whole = value_items(load_json(text.strip(), strict=True))
+    if whole is not None:  # the competition's own parse of a clean JSON list
+        items, explanation = whole
+        return Extraction((items + [""] * n)[:n], explanation.strip(), len(items), "json")
+    sections = split_sections(text)
+    answer = pick_answer_section(sections)
+    explained = "\n\n".join(s.body for s in sections if s.kind == "explain" and s.body)
+    others = "\n".join(s.body for s in sections if s.kind == "other")
+    region, outside = (answer.body, others) if answer else (others, "")
+    labels, sources = query_items(query, n)
+    found = find_items(region, n, labels, sources, from_section=answer is not None)
+    borrowed = False
+    if answer is None and explained and found.method == "lines":
+        # Models often run their reasoning straight into an unheaded list of answers.
+        alt = find_items(explained, n, labels, sources, from_section=False)
+        if alt.method != "lines" or not region.strip():
+            outside, region, found, borrowed = region, explained, alt, True
+    leftover = clean_explanation("\n".join((outside, region[: found.start], region[found.end :])))
+    if found.explanation:
+        explanation = found.explanation
+    elif borrowed:
+        explanation = leftover or explained
+    else:
+        explanation = explained or leftover
+    n_found = len(found.items) if found.n_found is None else found.n_found
+    return Extraction((found.items + [""] * n)[:n], explanation.strip(), n_found, found.method)

@@ -1,0 +1,61 @@
+"""Cleaning extracted text: markdown emphasis, echoed source items, chatter lines."""
+
+from __future__ import annotations
+
+import re
+
+from .patterns import ARROW, BOLD, CHATTER, CODE, FENCE, ITALIC, RULE, SEPARATOR, TRAILING_GLOSS
+
+
+def strip_emphasis(text: str) -> str:
+    """Remove markdown bold, italics and inline-code backticks, keeping their text."""
+    text = CODE.sub(r"\1", text)
+    text = BOLD.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    text = ITALIC.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    return text.replace("**", "")
+
+
+def clean_item(text: str, source: str = "") -> str:
+    """Return an answer item without emphasis and without an echoed source item or arrow."""
+    text = strip_emphasis(text).strip()
+    gloss = TRAILING_GLOSS.search(text)
+    if source and gloss and gloss.start() > 0 and _same_source(gloss.group(1), source):
+        text = text[: gloss.start()].rstrip()
+    if source:
+        # An echo is about as long as its source: look no further, longest echo first.
+        nearby = SEPARATOR.finditer(text, 0, 2 * len(source) + 10)
+        for match in reversed(list(nearby)):
+            rest = text[match.end() :].strip()
+            if match.start() > 0 and rest and _same_source(text[: match.start()], source):
+                return rest
+    arrow = ARROW.search(text)
+    if arrow and arrow.start() > 0 and text[arrow.end() :].strip():
+        return text[arrow.end() :].strip()
+    return text.strip()
+
+
+def _same_source(echo: str, source: str) -> bool:
+    """Tell whether text is the source item, ignoring brackets, quotes, case, glosses."""
+    key = _loose(echo)
+    if not key:
+        return False
+    for part in (source, *source.split("|")):
+        if key in (_loose(part), _loose(re.sub(r"\([^)]*\)", " ", part))):
+            return True
+    return False
+
+
+def _loose(text: str) -> str:
+    """Return text lower-cased without brackets, quotes or trailing punctuation."""
+    text = re.sub(r"[\[\]\"'“”‘’«»]", "", strip_emphasis(text))
+    return re.sub(r"\s+", " ", text).strip().casefold().rstrip(".,;:!?").strip()
+
+
+def clean_explanation(text: str) -> str:
+    """Return leftover text without fences, chatter lines or runs of blank lines."""
+    lines = [
+        line.rstrip()
+        for line in text.split("\n")
+        if not (FENCE.match(line) or CHATTER.match(line.strip()) or RULE.match(line.strip()))
+    ]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
