@@ -13,7 +13,6 @@ from django.db.models import Count, Prefetch, Q
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
-from ioleval.roles import CHAIR, ORGANIZER, has_role
 from puzzles.models import Competition, Output, Problem
 
 from .consensus import DISCREPANT, CellState, cell_state
@@ -114,19 +113,6 @@ def chair_sheets(user) -> list[tuple[Problem, bool]]:
         )
     )
     return [(p, p.pk not in grading) for p in problems]
-
-
-def can_see_others(user, paper: Paper) -> bool:
-    """Tell whether the user may see other jurors' marks of this paper.
-
-    A juror sees them only after submitting their own; a chair or organizer with no
-    assignment of the paper sees them always.
-    """
-    own = Assignment.objects.filter(paper=paper, juror=user).values_list("submitted_at", flat=True)
-    own = list(own)
-    if own:
-        return own[0] is not None
-    return has_role(user, CHAIR, ORGANIZER)
 
 
 @dataclass

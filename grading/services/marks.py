@@ -25,25 +25,32 @@ from ..models import (
 from ..selectors import rubric_current
 from ..text import points_text
 
+CENTS = Decimal("0.01")  # the decimal places of a stored mark
+
 
 def points_parse(value: object, *, criterion: Criterion, field: str = "points") -> Decimal | None:
     """Return valid points for the criterion (None for blank), or raise GradingError."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
+    raw = str(value).strip()
+    shown = raw if len(raw) <= 20 else raw[:20] + "…"  # never send a million digits back
     try:
-        points = Decimal(str(value).strip().replace(",", "."))
+        points = Decimal(raw.replace(",", "."))
     except InvalidOperation:
-        raise GradingError(f"{value!r} is not a number", field=field) from None
+        raise GradingError(f"{shown!r} is not a number", field=field) from None
     if not points.is_finite():
-        raise GradingError(f"{value!r} is not a number", field=field)
+        raise GradingError(f"{shown!r} is not a number", field=field)
+    # Comparisons are exact whatever the exponent: 1E+1000000000 is refused here, unformatted.
     if points < 0 or points > criterion.maximum:
         raise GradingError(
-            f"{criterion.code}: {points_text(points)} is outside 0..{points_text(criterion.maximum)}",
+            f"{criterion.code}: {shown} is outside 0..{points_text(criterion.maximum)}",
             field=field,
         )
-    if points % criterion.step:
+    # Within 0..maximum quantizing is safe; more decimals than a mark stores is off-step
+    # (1E-1000050 % step underflows to 0 and would pass the modulo alone).
+    if points != points.quantize(CENTS) or points % criterion.step:
         raise GradingError(
-            f"{criterion.code}: {points_text(points)} is not a multiple of {points_text(criterion.step)}",
+            f"{criterion.code}: {shown} is not a multiple of {points_text(criterion.step)}",
             field=field,
         )
     return points
@@ -268,6 +275,7 @@ def criterion_decide(
 
 def comment_post(*, paper: Paper, criterion: Criterion, author, text: str) -> DiscussionComment:
     """Post to the thread of a criterion of a paper."""
+    _problem_open(paper)
     _criterion_of(paper, criterion)
     if not text.strip():
         raise GradingError("the comment is empty", field="text")
@@ -278,7 +286,8 @@ def comment_post(*, paper: Paper, criterion: Criterion, author, text: str) -> Di
 
 @transaction.atomic
 def tags_set(*, assignment: Assignment, tag_ids: list[int]) -> list[ObservationTag]:
-    """Replace the observation tags a juror gave a paper."""
+    """Replace the observation tags a juror gave a paper (they stay open after submitting)."""
+    _problem_open(assignment.paper)
     competition_id = assignment.paper.problem.competition_id
     tags = list(ObservationTag.objects.filter(competition_id=competition_id, pk__in=tag_ids))
     if len(tags) != len(set(tag_ids)):

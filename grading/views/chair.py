@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -17,7 +17,7 @@ from .. import services
 from ..errors import GradingError
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
 from ..models import Assignment, Criterion, DiscussionComment, Mark, Paper, Resolution
-from ..selectors import can_see_others, comparison_sheet, problem_jury
+from ..selectors import comparison_sheet, problem_jury
 
 chair_required = role_required(CHAIR, ORGANIZER)
 
@@ -63,12 +63,22 @@ def sheet(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 
 
 def _thread_access(request: HttpRequest, paper: Paper) -> Assignment | None:
-    """Return the user's submitted assignment of the paper (None for a chair without one)."""
+    """Return the user's own assignment of the paper (None for a chair or organizer).
+
+    A juror reaches the threads of their own papers once they submitted them; a chair or
+    organizer reaches a problem's threads once they grade none of its papers any longer,
+    the sheet's rule.
+    """
     own = Assignment.objects.filter(paper=paper, juror=request.user).first()
-    if not can_see_others(request.user, paper):
+    if own is None:
+        if not has_role(request.user, CHAIR, ORGANIZER):
+            raise Http404("no such paper of yours")
+        if Assignment.objects.filter(
+            paper__problem_id=paper.problem_id, juror=request.user, submitted_at__isnull=True
+        ).exists():
+            raise PermissionDenied("submit your own papers of this problem first")
+    elif not own.is_submitted:
         raise PermissionDenied("submit your own marks of this paper first")
-    if own is None and not has_role(request.user, CHAIR, ORGANIZER):
-        raise PermissionDenied
     return own
 
 
@@ -89,8 +99,15 @@ def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
     is_chair = has_role(request.user, CHAIR)
     history = []
     if is_chair:
+        # Submitted papers only (a draft is its juror's until submitted), and the criterion's
+        # code across rubric versions (a new version moves the marks to a new criterion).
         history = list(
-            Mark.history.filter(assignment__paper=paper, criterion=criterion)
+            Mark.history.filter(
+                assignment__paper=paper,
+                assignment__submitted_at__isnull=False,
+                criterion__rubric__problem_id=paper.problem_id,
+                criterion__code=criterion.code,
+            )
             .select_related("history_user", "assignment__juror")
             .order_by("history_date", "history_id")
         )
@@ -104,6 +121,7 @@ def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
             paper=paper, criterion=criterion
         ).select_related("author"),
         "is_chair": is_chair,
+        "may_comment": own is not None or is_chair,
         "history": _with_old_values(history),
         "decision_history": list(
             resolution.history.select_related("history_user").order_by("history_date")
@@ -147,6 +165,8 @@ def thread_post(request: HttpRequest, code: str, criterion_id: int, action: str)
     try:
         if action == "comment":
             form = CommentForm(request.POST)
+            if own is None and not has_role(request.user, CHAIR):
+                raise PermissionDenied  # organizers read threads; they know the systems
             if not form.is_valid():
                 raise GradingError(form.errors.as_text(), field="text")
             services.comment_post(

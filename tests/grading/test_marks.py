@@ -114,6 +114,23 @@ def test_mark_save_refuses_what_is_not_a_number(jury, given):
     assert not Mark.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "given,words",
+    [
+        ("1E+1000000000", "outside 0..2"),  # formatting it would overflow
+        ("9E+999999", "outside 0..2"),  # a million digits if written out
+        ("1E-1000050", "not a multiple of 0.5"),  # % step underflows to 0
+        ("0.500000001", "not a multiple of 0.5"),
+    ],
+)
+def test_extreme_points_are_refused_with_a_short_message(jury, given, words):
+    with pytest.raises(GradingError) as caught:
+        mark_save(assignment=jury.as1, criterion=jury.a, points=given)
+    assert words in caught.value.message
+    assert len(caught.value.message) < 80
+    assert not Mark.objects.exists()
+
+
 def test_refused_value_keeps_the_previous_one(jury):
     mark_save(assignment=jury.as1, criterion=jury.a, points="1", comment="first")
     with pytest.raises(GradingError):
@@ -449,6 +466,19 @@ def test_comment_post_adds_to_the_thread(jury):
     jury.grade(jury.as2, "2", "2")
     _, rows = comparison_sheet(jury.problem)
     assert {c.criterion.code: c.comments for c in rows[0].cells} == {"a": 1, "b": 0}
+
+
+def test_finalized_problem_refuses_comments_and_tags(jury):
+    jury.grade(jury.as1, "2", "2")
+    jury.grade(jury.as2, "2", "2")
+    tag = ObservationTagFactory(competition=jury.competition)
+    problem_finalize(problem=jury.problem, chair=jury.chair)
+    with pytest.raises(GradingError, match="finalized"):
+        comment_post(paper=jury.paper, criterion=jury.a, author=jury.j1, text="late")
+    with pytest.raises(GradingError, match="finalized"):
+        tags_set(assignment=jury.as1, tag_ids=[tag.pk])
+    assert not DiscussionComment.objects.exists()
+    assert not PaperTag.objects.exists()
 
 
 def test_comment_post_refuses_empty_text_and_foreign_criteria(jury):

@@ -10,7 +10,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from grading.models import Assignment, Mark, Paper, ProblemJury, Resolution
-from grading.services import rubric_current
+from grading.services import rubric_current, rubric_replace
+from grading.services.rubrics import CriterionSpec
 from puzzles.models import Output, System
 
 pytestmark = pytest.mark.django_db
@@ -270,6 +271,77 @@ def test_organizer_reads_threads_but_does_not_decide(client, jury):
     client = _login(client, "organizer")
     body = client.get(reverse("grading:thread", args=[paper.code, criterion.pk])).content.decode()
     assert "juror2" in body and "Chair&#x27;s decision" not in body
+
+
+def test_organizer_cannot_post_to_threads(client, jury):
+    paper = _discrepant_paper()
+    criterion = next(c for c in _criteria(paper) if c.code == "1c")
+    client = _login(client, "organizer")
+    body = client.get(reverse("grading:thread", args=[paper.code, criterion.pk])).content.decode()
+    assert 'name="text"' not in body
+    post = reverse("grading:thread_post", args=[paper.code, criterion.pk, "comment"])
+    assert client.post(post, {"text": "that one is Team Lexicon"}).status_code == 403
+    assert not paper.comments.filter(text__contains="Lexicon").exists()
+
+
+def test_a_juror_without_the_paper_gets_404_on_its_thread(client, jury):
+    paper = _discrepant_paper()
+    criterion = next(c for c in _criteria(paper) if c.code == "1c")
+    assert not paper.assignments.filter(juror__username="juror3").exists()
+    client = _login(client, "juror3")
+    assert client.get(reverse("grading:thread", args=[paper.code, criterion.pk])).status_code == 404
+    post = reverse("grading:thread_post", args=[paper.code, criterion.pk, "comment"])
+    assert client.post(post, {"text": "x"}).status_code == 404
+
+
+def test_chair_grading_a_problem_cannot_open_other_threads_of_it(client, jury):
+    other = _discrepant_paper()  # the chair's sheet shows it while they grade none of problem 1
+    criterion = _criteria(other)[0]
+    client = _login(client, "chair")
+    assert client.get(reverse("grading:thread", args=[other.code, criterion.pk])).status_code == 200
+    chair = get_user_model().objects.get(username="chair")
+    sibling = Paper.objects.filter(problem=other.problem).exclude(pk=other.pk).first()
+    Assignment.objects.create(paper=sibling, juror=chair)
+    assert client.get(reverse("grading:thread", args=[other.code, criterion.pk])).status_code == 403
+    post = reverse("grading:thread_post", args=[other.code, criterion.pk, "decide"])
+    assert client.post(post, {"points": "0", "reason": "x"}).status_code == 403
+    assert not Resolution.objects.filter(paper=other).exists()
+
+
+def test_chairs_history_leaves_out_drafts_and_follows_new_rubric_versions(client, jury):
+    paper = _discrepant_paper()
+    criterion = next(c for c in _criteria(paper) if c.code == "1c")
+    # A third juror drafts a value nobody else has.
+    drafting = Assignment.objects.create(
+        paper=paper, juror=get_user_model().objects.get(username="juror4")
+    )
+    _login(client, "juror4").post(
+        reverse("grading:mark", args=[paper.code, criterion.pk]),
+        {"points": "0.5", "comment": "draft thought"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert Mark.objects.get(assignment=drafting, criterion=criterion).points == Decimal("0.5")
+    juror1 = _login(client, "juror1")
+    juror1.post(
+        reverse("grading:thread_post", args=[paper.code, criterion.pk, "revise"]),
+        {"points": "1", "reason": "ta- was never named"},
+    )
+    Assignment.objects.filter(juror__username="chair").delete()
+    chair = _login(client, "chair")
+    url = reverse("grading:thread", args=[paper.code, criterion.pk])
+    history = chair.get(url).context["history"]
+    assert {h["juror"].username for h in history} == {"juror1", "juror2"}
+    assert "ta- was never named" in [h["reason"] for h in history]
+    # A new rubric version moves the marks to new criteria; the history comes along.
+    current = rubric_current(paper.problem)
+    specs = [
+        CriterionSpec(code=c.code, title=c.title, maximum=c.maximum, step=c.step, kind=c.kind)
+        for c in current.criteria.order_by("order")
+    ]
+    rubric_replace(problem=paper.problem, specs=specs, new_version=True)
+    moved = rubric_current(paper.problem).criteria.get(code="1c")
+    history = chair.get(reverse("grading:thread", args=[paper.code, moved.pk])).context["history"]
+    assert "ta- was never named" in [h["reason"] for h in history]
 
 
 def _rubric_post(rubric_rows, **extra):
