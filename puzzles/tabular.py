@@ -20,39 +20,56 @@ csv.field_size_limit(sys.maxsize)
 
 def csv_rows(
     stream: TextIO, *, file: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
-) -> Iterator[tuple[int, dict[str, str]]]:
-    """Yield (line number, row) of a CSV, checking its header names the required columns."""
-    reader = csv.DictReader(stream, strict=True)
+) -> Iterator[tuple[int, dict[str, str | None]]]:
+    """Yield (line number, row) of a CSV, checking its header names the required columns.
+
+    Blank lines (and rows of empty fields, as spreadsheets save them) are skipped but still
+    counted, so a row is named by the line it starts on; a short row has None for the
+    columns it lacks.
+    """
+    reader = csv.reader(stream, strict=True)
+    start = 1
     try:
-        header = reader.fieldnames
-    except (csv.Error, UnicodeDecodeError) as exc:
-        raise ImportFailure(f"cannot read CSV header ({exc})", file=file, line=1) from None
-    if not header:
-        raise ImportFailure("the file is empty; expected a CSV header", file=file, line=1)
-    header = [h.strip() for h in header]
-    reader.fieldnames = header
-    missing = [c for c in required if c not in header]
-    if missing:
-        raise ImportFailure(
-            f"missing column(s) {', '.join(missing)}; the header has {', '.join(header)}"
-            f" (expected {', '.join(required + optional)})",
-            file=file,
-            line=1,
-            field=missing[0],
-        )
-    # A quoted field may span lines: a row is named by the line it starts on.
-    start = reader.line_num + 1
-    try:
-        for row in reader:
-            if None in row:
+        header = next((r for r in reader if any(v.strip() for v in r)), None)
+        if header is None:
+            raise ImportFailure("the file is empty; expected a CSV header", file=file, line=1)
+        header_line = reader.line_num
+        header = [h.strip() for h in header]
+        named = [h for h in header if h]
+        twice = sorted({h for h in named if named.count(h) > 1})
+        if twice:
+            raise ImportFailure(
+                f"column {twice[0]} appears twice in the header",
+                file=file,
+                line=header_line,
+                field=twice[0],
+            )
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise ImportFailure(
+                f"missing column(s) {', '.join(missing)}; the header has {', '.join(named)}"
+                f" (expected {', '.join(required + optional)})",
+                file=file,
+                line=header_line,
+                field=missing[0],
+            )
+        # A quoted field may span lines: a row is named by the line it starts on.
+        start = reader.line_num + 1
+        for values in reader:
+            if not any(v.strip() for v in values):
+                start = reader.line_num + 1
+                continue
+            if len(values) > len(header):
                 raise ImportFailure(
-                    f"{len(header) + len(row[None])} fields where the header has {len(header)}",
+                    f"{len(values)} fields where the header has {len(header)}",
                     file=file,
                     line=start,
                     field=f"(extra after {header[-1]})",
                 )
-            if any(row[c] is None for c in required):
-                absent = next(c for c in required if row[c] is None)
+            row: dict[str, str | None] = dict.fromkeys(header)
+            row.update(zip(header, values, strict=False))  # a short row keeps None
+            absent = next((c for c in required if row[c] is None), None)
+            if absent is not None:
                 raise ImportFailure("the row is too short", file=file, line=start, field=absent)
             yield start, row
             start = reader.line_num + 1
