@@ -14,6 +14,14 @@ from ..errors import GradingError
 from ..models import ProblemJury
 
 
+def problem_ensure_open(problem: Problem, *, field: str) -> None:
+    """Refuse a change to a finalized problem: its results stand until the chair reopens it."""
+    if ProblemJury.objects.filter(problem=problem, finalized_at__isnull=False).exists():
+        raise GradingError(
+            f"problem {problem.number} is finalized; the chair must reopen it first", field=field
+        )
+
+
 @transaction.atomic
 def problem_finalize(*, problem: Problem, chair) -> ProblemJury:
     """Finalize a problem once every criterion of every paper is agreed or decided."""
@@ -50,6 +58,7 @@ def problem_set_tolerance(*, problem: Problem, tolerance: Decimal) -> ProblemJur
     """Set how far apart marks may be before they count as a discrepancy."""
     if not tolerance.is_finite() or tolerance < 0:
         raise GradingError("the tolerance must be 0 or more", field="tolerance")
+    problem_ensure_open(problem, field="tolerance")
     jury = ProblemJury.objects.get_or_create(problem=problem)[0]
     jury.tolerance = tolerance
     jury.save(update_fields=["tolerance"])

@@ -9,6 +9,7 @@ from typing import TextIO
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from openpyxl import Workbook
@@ -34,9 +35,12 @@ class MarksImport:
     papers_created: int = 0
     users_created: list[str] = field(default_factory=list)
     finalized: list[int] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)  # status -> rows left out
 
     def lines(self) -> list[str]:
         out = [f"{self.marks} marks, {self.finals} final marks, {self.papers_created} new papers"]
+        for status, n in sorted(self.skipped.items()):
+            out.append(f"{n} {status} row(s) of an export left out")
         if self.users_created:
             out.append("new juror accounts (no password): " + ", ".join(self.users_created))
         if self.finalized:
@@ -48,7 +52,11 @@ class MarksImport:
 def marks_import(
     *, competition: Competition, stream: TextIO, file: str = "marks.csv", final: bool = False
 ) -> MarksImport:
-    """Import marks graded elsewhere (submitted), or with final=True agreed final marks."""
+    """Import marks graded elsewhere (submitted), or with final=True agreed final marks.
+
+    A file exported by marks_rows has a status column: the import takes its submitted
+    rows, or with final=True its final rows, and leaves the others out.
+    """
     problems = {p.number: p for p in competition.problems.all()}
     criteria = current_rubrics(problems.values())
     by_code = {(problem_id, c.code): c for problem_id, items in criteria.items() for c in items}
@@ -63,7 +71,8 @@ def marks_import(
     result = MarksImport()
     seen: dict[tuple, int] = {}
     required = ("system", "problem", "criterion", "points") + (() if final else ("juror",))
-    optional = ("juror", "comment") if final else ("comment",)
+    optional = (("juror", "comment") if final else ("comment",)) + ("status",)
+    wanted_status = "final" if final else "submitted"
     finalized = set(
         ProblemJury.objects.filter(
             problem__competition=competition, finalized_at__isnull=False
@@ -71,13 +80,18 @@ def marks_import(
     )
     now = timezone.now()
     touched_problems = set()
+    first_line: dict[int, int] = {}  # assignment -> the first line that marks it
     for line, row in _rows(stream, file=file, required=required, optional=optional):
         where = {"file": file, "line": line}
+        status = (row.get("status") or "").strip()
+        if status and status != wanted_status:
+            result.skipped[status] = result.skipped.get(status, 0) + 1
+            continue
         system, problem, criterion, points = _row_target(
             row, where=where, systems=systems, problems=problems, criteria=criteria, by_code=by_code
         )
         juror_name = (row.get("juror") or "").strip()
-        if problem.pk in finalized and not final:
+        if problem.pk in finalized:
             raise GradingError(
                 f"problem {problem.number} is finalized; the chair must reopen it first",
                 **where,
@@ -115,11 +129,13 @@ def marks_import(
             raise GradingError("a juror is required", **where, field="juror")
         user = users.get(juror_name)
         if user is None:
+            _username_check(juror_name, users, where=where)
             user = User.objects.create_user(username=juror_name)  # unusable password
             user.groups.add(juror_group)
             users[juror_name] = user
             result.users_created.append(juror_name)
         assignment, _ = Assignment.objects.get_or_create(paper=paper, juror=user)
+        first_line.setdefault(assignment.pk, line)
         if assignment.submitted_at is None:
             assignment.submitted_at = now
             assignment.save(update_fields=["submitted_at"])
@@ -131,9 +147,54 @@ def marks_import(
         result.marks += 1
     if not seen:
         raise GradingError("no rows after the header", file=file, line=2)
+    _submitted_whole(first_line, criteria, file=file)
     if final:
         result.finalized = _finalize_covered(touched_problems, criteria, papers, now)
     return result
+
+
+def _username_check(name: str, users: dict, *, where: dict) -> None:
+    """Refuse a juror name that cannot be an account, or that differs from one only in case."""
+    User = get_user_model()
+    field = User._meta.get_field(User.USERNAME_FIELD)
+    try:
+        field.run_validators(name)
+    except ValidationError as exc:
+        raise GradingError(
+            f"{name[:40]!r} cannot be a juror account: {' '.join(exc.messages)}",
+            **where,
+            field="juror",
+        ) from None
+    similar = [u for u in users if u.casefold() == name.casefold()]
+    if similar:
+        raise GradingError(
+            f"unknown juror {name!r}; did you mean {similar[0]!r}?", **where, field="juror"
+        )
+
+
+def _submitted_whole(first_line: dict[int, int], criteria: dict, *, file: str) -> None:
+    """Refuse imported papers that would be submitted with criteria unmarked (as submit does)."""
+    marked: dict[int, set[int]] = {}
+    for assignment_id, criterion_id in Mark.objects.filter(
+        assignment_id__in=first_line, points__isnull=False
+    ).values_list("assignment_id", "criterion_id"):
+        marked.setdefault(assignment_id, set()).add(criterion_id)
+    assignments = Assignment.objects.filter(pk__in=first_line).select_related(
+        "paper__system", "paper__problem", "juror"
+    )
+    for assignment in sorted(assignments, key=lambda a: first_line[a.pk]):
+        wanted = criteria[assignment.paper.problem_id]
+        missing = [c.code for c in wanted if c.pk not in marked.get(assignment.pk, set())]
+        if missing:
+            paper = assignment.paper
+            raise GradingError(
+                f"{assignment.juror.username}'s paper of {paper.system.name}, problem"
+                f" {paper.problem.number} would be submitted without {', '.join(missing)}:"
+                " a paper is imported whole",
+                file=file,
+                line=first_line[assignment.pk],
+                field="criterion",
+            )
 
 
 def _rows(stream: TextIO, **kwargs):

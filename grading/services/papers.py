@@ -13,7 +13,8 @@ from ioleval.roles import JUROR, ORGANIZER, user_roles
 from puzzles.models import Competition, Problem, System
 
 from ..errors import GradingError
-from ..models import Assignment, Paper, ProblemJuror
+from ..models import Assignment, Paper, ProblemJuror, ProblemJury
+from .consensus import problem_ensure_open
 
 # No 0/O, 1/I/L: codes are read aloud and copied by hand.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -64,6 +65,8 @@ def papers_create(*, competition: Competition, system_names: list[str]) -> list[
         )
         # Shuffle so that creation order (and database ids) do not follow the given order.
         pending = [s for s in systems.values() if s.pk not in have]
+        if pending:
+            problem_ensure_open(problem, field="systems")  # a new paper would change its totals
         secrets.SystemRandom().shuffle(pending)
         for system in pending:
             created.append(
@@ -102,10 +105,12 @@ class AssignmentReport:
     created: int = 0
     short: dict[str, int] = field(default_factory=dict)  # paper code -> jurors still missing
     load: dict[str, int] = field(default_factory=dict)  # juror -> papers
+    finalized: list[int] = field(default_factory=list)  # problems left as they are
 
     def lines(self) -> list[str]:
         out = [f"{self.created} assignments created"]
         out += [f"{u}: {n} papers" for u, n in sorted(self.load.items())]
+        out += [f"problem {n} is finalized: no juror added" for n in self.finalized]
         out += [
             f"warning: {code} is {n} juror(s) short (too few jurors in its problem's group)"
             for code, n in sorted(self.short.items())
@@ -139,7 +144,15 @@ def jurors_assign(
     groups: dict[int, list] = {}
     on_paper: dict[int, set[int]] = {}
     planned: list[list] = []  # [paper, juror] pairs to create
+    finalized = set(
+        ProblemJury.objects.filter(
+            problem__competition=competition, finalized_at__isnull=False
+        ).values_list("problem_id", flat=True)
+    )
     for problem in competition.problems.order_by("number"):
+        if problem.pk in finalized:
+            report.finalized.append(problem.number)  # its results stand: no new juror
+            continue
         need = per_problem.get(problem.number, per_paper)
         groups[problem.pk] = [
             m.juror

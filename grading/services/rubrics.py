@@ -15,6 +15,7 @@ from puzzles.models import Competition, Problem, Task
 from ..errors import GradingError
 from ..models import Assignment, Criterion, DiscussionComment, Mark, Resolution, Rubric
 from ..selectors import rubric_current
+from .consensus import problem_ensure_open
 
 
 @dataclass(frozen=True)
@@ -220,6 +221,7 @@ def rubric_replace(
     criteria are added.
     """
     _specs_check(specs, where=f"problem {problem.number}")
+    problem_ensure_open(problem, field="version")
     tasks = {t.external_id: t for t in problem.tasks.all()}
     change = rubric_change_preview(problem=problem, specs=specs)
     rubric = rubric_current(problem)

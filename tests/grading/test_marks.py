@@ -384,6 +384,17 @@ def test_tolerance_lets_close_marks_agree(jury):
     problem_finalize(problem=jury.problem, chair=jury.chair)
 
 
+def test_a_finalized_problem_keeps_its_tolerance_until_reopened(jury):
+    jury.grade(jury.as1, "1.5", "2")
+    jury.grade(jury.as2, "2", "2")
+    problem_set_tolerance(problem=jury.problem, tolerance=D("0.5"))
+    problem_finalize(problem=jury.problem, chair=jury.chair)
+    with pytest.raises(GradingError, match="finalized; the chair must reopen it first"):
+        problem_set_tolerance(problem=jury.problem, tolerance=D("0"))
+    assert problem_jury(jury.problem).tolerance == D("0.5")
+    assert jury.cells()["a"].final == D("2")
+
+
 @pytest.mark.parametrize("tolerance", [D("-0.5"), D("NaN")])
 def test_invalid_tolerance_is_refused(jury, tolerance):
     with pytest.raises(GradingError):

@@ -16,13 +16,13 @@ from grading.models import Assignment, Mark, Paper, ProblemJury, Resolution
 from grading.selectors import comparison_sheet, problem_jury
 from grading.services import (
     criterion_decide,
-    mark_revise,
     mark_save,
     marks_csv,
     marks_import,
     marks_rows,
     marks_xlsx,
     problem_finalize,
+    problem_reopen,
     rubrics_import,
 )
 from ioleval.roles import JUROR
@@ -277,10 +277,29 @@ def test_final_import_creates_imported_resolutions_and_finalizes_covered_problem
     assert {r.final_total for r in rows} == {D("3"), D("0.5")}
 
 
-def test_final_import_replaces_earlier_finals(competition):
+def test_final_import_replaces_earlier_finals_once_the_chair_reopens(competition):
     run(competition, "system,problem,criterion,points\nAlpha,2,2a,3\n", final=True)
+    problem = competition.problems.get(number=2)
+    assert problem_jury(problem).finalized_at is not None
+    with pytest.raises(GradingError, match="problem 2 is finalized"):
+        run(competition, "system,problem,criterion,points\nAlpha,2,2a,4\n", final=True)
+    problem_reopen(problem=problem, chair=ChairFactory())
     run(competition, "system,problem,criterion,points\nAlpha,2,2a,4\n", final=True)
     assert list(Resolution.objects.values_list("points", "kind")) == [(D("4"), "imported")]
+
+
+def test_final_import_does_not_overwrite_a_finalized_chairs_decision(competition):
+    run(competition, HEADER + "Alpha,2,2a,alice,1,\nAlpha,2,2a,bob,3,\n")
+    problem = competition.problems.get(number=2)
+    chair = ChairFactory()
+    paper = Paper.objects.get(problem=problem)
+    criterion = paper.problem.rubrics.get().criteria.get()
+    criterion_decide(paper=paper, criterion=criterion, points="2", reason="agreed", chair=chair)
+    problem_finalize(problem=problem, chair=chair)
+    before = state()
+    with pytest.raises(GradingError, match="finalized"):
+        run(competition, "system,problem,criterion,points\nAlpha,2,2a,0\n", final=True)
+    assert state() == before
 
 
 def test_final_import_names_errors_and_writes_nothing(competition):
@@ -388,22 +407,64 @@ def test_missing_column_message_lists_each_expected_column_once(competition):
     with pytest.raises(ImportFailure) as caught:
         run(competition, "system,problem,criterion,points\nAlpha,1,1a,1\n")
     expected = caught.value.message.split("(expected ", 1)[1].rstrip(")").split(", ")
-    assert expected == ["system", "problem", "criterion", "points", "juror", "comment"]
+    assert expected == ["system", "problem", "criterion", "points", "juror", "comment", "status"]
 
 
-def test_a_partially_imported_paper_can_still_be_completed_or_is_refused_cleanly(competition):
-    # Import leaves alice's paper submitted with 1a marked and 1b not: the juror must get a
-    # GradingError (or succeed) when she marks 1b, never a crash.
-    run(competition, HEADER + "Alpha,1,1a,alice,1,\n")
-    assignment = Assignment.objects.get()
+def test_a_paper_is_imported_whole_or_not_at_all(competition):
+    before = state()
+    with pytest.raises(GradingError) as caught:
+        run(competition, HEADER + "Alpha,2,2a,bob,1,\nAlpha,1,1a,alice,1,\n")
+    error = caught.value
+    assert (error.file, error.line, error.field) == ("marks.csv", 3, "criterion")
+    assert "alice's paper of Alpha, problem 1 would be submitted without 1b" in error.message
+    assert state() == before
+
+
+def test_an_import_completes_a_paper_drafted_in_the_app(competition):
+    alice = get_user_model().objects.get(username="alice")
+    paper = PaperFactory(
+        problem=competition.problems.get(number=1), system=competition.systems.get(name="Alpha")
+    )
+    assignment = AssignmentFactory(paper=paper, juror=alice)
+    criteria = {c.code: c for c in paper.problem.rubrics.get().criteria.all()}
+    mark_save(assignment=assignment, criterion=criteria["1a"], points="1")
+    run(competition, HEADER + "Alpha,1,1b,alice,2,\n")
+    assignment.refresh_from_db()
     assert assignment.is_submitted
-    criterion = Paper.objects.get().problem.rubrics.get().criteria.get(code="1b")
-    try:
-        mark_revise(assignment=assignment, criterion=criterion, points="1", reason="missing")
-    except GradingError:
-        assert not Mark.objects.filter(criterion=criterion).exists()
-    else:
-        assert Mark.objects.get(criterion=criterion).points == D("1")
+    assert sorted(assignment.marks.values_list("criterion__code", "points")) == [
+        ("1a", D("1")),
+        ("1b", D("2")),
+    ]
+
+
+@pytest.mark.parametrize(
+    "juror,words",
+    [
+        ("(final)", "cannot be a juror account"),
+        ("x" * 200, "cannot be a juror account"),
+        ("Alice", "did you mean 'alice'?"),
+    ],
+)
+def test_juror_names_that_cannot_be_accounts_are_refused(competition, juror, words):
+    before = state()
+    with pytest.raises(GradingError) as caught:
+        run(competition, HEADER + f"Alpha,2,2a,{juror},1,\n")
+    assert (caught.value.line, caught.value.field) == (2, "juror")
+    assert words in caught.value.message
+    assert state() == before
+
+
+def test_an_export_imports_back_its_submitted_marks_or_its_final_marks(graded):
+    competition = graded
+    exported = marks_csv(competition)
+    assert ",draft," in exported and ",final," in exported
+    before = sorted(Mark.objects.values_list("assignment_id", "criterion_id", "points"))
+    result = run(competition, exported)
+    assert result.skipped == {"draft": 1, "final": 2}
+    assert sorted(Mark.objects.values_list("assignment_id", "criterion_id", "points")) == before
+    assert "1 draft row(s) of an export left out" in result.lines()
+    result = run(competition, exported, final=True)
+    assert result.finals == 2 and result.marks == 0
 
 
 def test_rubric_reimport_keeps_imported_final_marks(competition):
@@ -423,11 +484,9 @@ def test_rubric_reimport_keeps_imported_final_marks(competition):
             ]
         }
     )
-    # Either refused (final marks exist, like marks do) or done without losing them.
-    try:
+    # The problem is finalized by the import: its rubric waits for the chair to reopen it.
+    with pytest.raises(GradingError, match="finalized"):
         rubrics_import(rubric, competition=competition)
-    except GradingError:
-        pass
     assert sorted(Resolution.objects.values_list("criterion__code", "points")) == [
         ("1a", D("1")),
         ("1b", D("2")),

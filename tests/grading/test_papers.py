@@ -9,7 +9,13 @@ import pytest
 
 from grading.errors import GradingError
 from grading.models import Assignment, Mark, Paper, ProblemJuror
-from grading.services import jurors_assign, paper_code, papers_create, problem_jurors_set
+from grading.services import (
+    jurors_assign,
+    paper_code,
+    papers_create,
+    problem_finalize,
+    problem_jurors_set,
+)
 from tests.grading.factories import (
     ChairFactory,
     JurorFactory,
@@ -317,3 +323,23 @@ def test_invalid_counts_are_refused(competition, per_paper, override):
     with pytest.raises(GradingError):
         jurors_assign(competition=competition, per_paper=per_paper, per_problem=override)
     assert not Assignment.objects.exists()
+
+
+def test_a_finalized_problem_gets_no_new_paper_or_juror(competition):
+    chair = ChairFactory()
+    a, b, c = JurorFactory(), JurorFactory(), JurorFactory()
+    one = problem(competition, 1)
+    rubric_with(one, ("1a", 2, 1))
+    papers_create(competition=competition, system_names=SYSTEMS[:1])
+    group(competition, 1, [a, b, c])
+    jurors_assign(competition=competition, per_paper=2)
+    paper = Paper.objects.get(problem=one)
+    paper_graded(paper, {j: {"1a": "1"} for j in (a, b)})
+    problem_finalize(problem=one, chair=chair)
+    report = jurors_assign(competition=competition, per_paper=3)
+    assert "problem 1 is finalized: no juror added" in report.lines()
+    assert paper.assignments.count() == 2
+    with pytest.raises(GradingError, match="problem 1 is finalized"):
+        papers_create(competition=competition, system_names=SYSTEMS[:2])
+    assert Paper.objects.count() == 3  # one paper per problem of the first system only
+    papers_create(competition=competition, system_names=SYSTEMS[:1])  # nothing new: fine
