@@ -329,26 +329,35 @@ class SystemTotal:
     system: str
     tier: str
     by_problem: dict[int, Decimal | None]
+    counted: frozenset[int] = frozenset()  # problems the jury grades (with papers)
 
     @property
     def total(self) -> Decimal | None:
-        if any(v is None for v in self.by_problem.values()):
+        values = [v for n, v in self.by_problem.items() if n in self.counted]
+        if any(v is None for v in values):
             return None
-        return sum(self.by_problem.values(), Decimal(0))
+        return sum(values, Decimal(0))
 
 
 def final_totals(competition: Competition, *, finalized_only: bool = True) -> list[SystemTotal]:
-    """Return each selected system's final points per problem and total (None: not final)."""
+    """Return each selected system's final points per problem and total (None: not final).
+
+    A problem without papers (not given to the jury) neither counts nor blocks a total.
+    """
     problems = list(competition.problems.order_by("number").select_related("jury"))
+    sheets = {problem.number: comparison_sheet(problem)[1] for problem in problems}
+    counted = frozenset(number for number, rows in sheets.items() if rows)
     totals: dict[int, SystemTotal] = {}
     for problem in problems:
         finalized = getattr(problem, "jury", None) is not None and problem.jury.finalized_at
-        _, rows = comparison_sheet(problem)
-        for row in rows:
+        for row in sheets[problem.number]:
             system = row.paper.system
             entry = totals.setdefault(
-                system.pk, SystemTotal(system.name, system.tier, {p.number: None for p in problems})
+                system.pk,
+                SystemTotal(system.name, system.tier, {p.number: None for p in problems}, counted),
             )
             if finalized or not finalized_only:
                 entry.by_problem[problem.number] = row.final_total
-    return sorted(totals.values(), key=lambda t: (-(t.total or -1), t.system))
+    return sorted(
+        totals.values(), key=lambda t: (t.total is None, -(t.total or 0), t.system.casefold())
+    )

@@ -13,7 +13,15 @@ from django.db.models import Count
 from puzzles.models import Competition, Problem, Task
 
 from ..errors import GradingError
-from ..models import Assignment, Criterion, DiscussionComment, Mark, Resolution, Rubric
+from ..models import (
+    POINTS,
+    Assignment,
+    Criterion,
+    DiscussionComment,
+    Mark,
+    Resolution,
+    Rubric,
+)
 from ..selectors import rubric_current
 from .consensus import problem_ensure_open
 
@@ -79,6 +87,10 @@ class RubricChange:
         return out
 
 
+# What a points column holds: 6 digits, 2 of them decimals.
+POINTS_LIMIT = 10 ** (POINTS["max_digits"] - POINTS["decimal_places"])
+
+
 def _decimal(value: object, *, where: str, field: str) -> Decimal:
     try:
         number = Decimal(str(value))
@@ -88,6 +100,8 @@ def _decimal(value: object, *, where: str, field: str) -> Decimal:
         raise GradingError(
             f"{value!r} must be a number with at most 2 decimals", file=where, field=field
         )
+    if abs(number) >= POINTS_LIMIT:
+        raise GradingError(f"{value!r} must be under {POINTS_LIMIT}", file=where, field=field)
     return number
 
 
@@ -96,7 +110,7 @@ def criterion_spec_parse(data: object, *, where: str, tasks: dict[str, Task]) ->
     if not isinstance(data, dict):
         raise GradingError("a criterion must be a JSON object", file=where)
     for key in ("code", "title", "maximum"):
-        if key not in data or data[key] in ("", None):
+        if key not in data or data[key] is None or not str(data[key]).strip():
             raise GradingError(f"missing {key!r}", file=where, field=key)
     for key, limit in (("code", 40), ("title", 200)):
         if len(str(data[key]).strip()) > limit:
@@ -307,7 +321,10 @@ def rubrics_read(
         file = file or str(path_or_text)
         if not path_or_text.is_file():
             raise GradingError("no such file", file=file)
-        text = path_or_text.read_text(encoding="utf-8-sig")
+        try:
+            text = path_or_text.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise GradingError(f"not UTF-8 text (byte {exc.start})", file=file) from None
     else:
         text = path_or_text
     file = file or "rubric.json"
@@ -332,7 +349,7 @@ def rubrics_read(
                 "needs 'problem' (its number) and 'criteria'", file=where, field="problem"
             )
         number = entry["problem"]
-        if number not in problems:
+        if not isinstance(number, int) or isinstance(number, bool) or number not in problems:
             raise GradingError(
                 f"no problem {number!r} in {competition.slug}", file=where, field="problem"
             )

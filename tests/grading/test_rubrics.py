@@ -167,6 +167,15 @@ def bad(rubrics: dict[int, list[dict]]) -> str:
         (bad({2: [crit("2a", 2, 0.5, kind="essay")]}), "kind", "essay"),
         (bad({2: [{"code": "2a", "maximum": 2}]}), "title", "title"),
         (bad({2: [crit("2a", 2.125, 0.5)]}), "maximum", "2 decimals"),
+        (bad({2: [crit("2a", 100000, 1)]}), "maximum", "under 10000"),
+        (bad({2: [{**crit("2a"), "code": "  "}]}), "code", "missing"),
+        (bad({2: [{**crit("2a"), "title": " "}]}), "title", "missing"),
+        (json.dumps({"problems": [{"problem": [1], "criteria": [crit("1a")]}]}), "problem", "[1]"),
+        (
+            json.dumps({"problems": [{"problem": True, "criteria": [crit("1a")]}]}),
+            "problem",
+            "True",
+        ),
         (bad({2: []}), "criteria", "at least one"),
         (json.dumps({"problems": [{"problem": 1, "criteria": "none"}]}), "criteria", "list"),
         (
@@ -202,6 +211,18 @@ def test_malformed_json_names_the_line(competition):
     assert caught.value.line == 3
     assert "malformed JSON" in caught.value.message
     assert "broken.json, line 3" in str(caught.value)
+    assert not Rubric.objects.exists()
+
+
+def test_a_file_that_is_not_utf8_is_named(competition, tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes(
+        b'{"problems": [{"problem": 1, "criteria": [{"title": "\xe9t\xe9"}]}]}'
+    )  # Latin-1
+    with pytest.raises(GradingError) as caught:
+        rubrics_import(path, competition=competition)
+    assert caught.value.file == str(path)
+    assert "not UTF-8" in caught.value.message
     assert not Rubric.objects.exists()
 
 
