@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 
-from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
 
 ORGANIZER = "organizer"
 CHAIR = "chair"
@@ -33,12 +34,19 @@ def has_role(user, *roles: str) -> bool:
 
 
 def role_required(*roles: str) -> Callable:
-    """Let a view through only for logged-in users holding one of the roles (403 otherwise)."""
+    """Let a view through only for logged-in users holding one of the roles (403 otherwise).
+
+    Anonymous users are sent to the login page; an htmx request gets a 401 instead, since
+    htmx would follow the redirect and swap the login page into the fragment's place.
+    """
 
     def decorator(view: Callable) -> Callable:
         @wraps(view)
-        @login_required
         def wrapped(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                if getattr(request, "htmx", False):
+                    return HttpResponse("You are logged out.", status=401)
+                return redirect_to_login(request.get_full_path())
             if not has_role(request.user, *roles):
                 raise PermissionDenied
             return view(request, *args, **kwargs)

@@ -19,5 +19,48 @@
       }
     });
   });
-  if (fields.length && !fields[0].disabled) fields[0].focus();
+  // Ready to type, but without scrolling past the problem and the answers on a narrow
+  // screen, where the rubric comes last.
+  if (fields.length && !fields[0].disabled) fields[0].focus({ preventScroll: true });
+})();
+
+// Autosave state: "saving…" while a save is on its way, and "not saved" when it fails.
+// A 422 (a refused value) comes back as a fragment with the reason; any other failure
+// (server error, logged out, no connection) leaves the typed value in place and says so.
+(function () {
+  function statusOf(event) {
+    const form = event.detail.elt && event.detail.elt.closest("form.criterion");
+    return form ? form.querySelector(".status") : null;
+  }
+  function show(status, text, kind) {
+    status.textContent = text;
+    status.className = "status " + kind;
+  }
+  document.body.addEventListener("htmx:beforeRequest", function (event) {
+    const status = statusOf(event);
+    if (status) show(status, "saving…", "pending");
+  });
+  document.body.addEventListener("htmx:responseError", function (event) {
+    const status = statusOf(event);
+    if (!status) return;
+    const code = event.detail.xhr.status;
+    if (code === 401) {
+      show(status, "not saved: you are logged out. ", "error");
+      const link = document.createElement("a");
+      const rubric = status.closest("[data-login-url]");
+      const login = rubric ? rubric.dataset.loginUrl : "/login/";
+      link.href = login + "?next=" + encodeURIComponent(location.pathname);
+      link.target = "_blank";
+      link.textContent = "Log in (new tab), then change the value again.";
+      status.appendChild(link);
+    } else if (code === 403) {
+      show(status, "not saved: refused (403). Reload the page.", "error");
+    } else {
+      show(status, "not saved: server error (" + code + "). Try again.", "error");
+    }
+  });
+  document.body.addEventListener("htmx:sendError", function (event) {
+    const status = statusOf(event);
+    if (status) show(status, "not saved: no connection to the server. Try again.", "error");
+  });
 })();

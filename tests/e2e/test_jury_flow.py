@@ -338,3 +338,43 @@ def test_two_jurors_disagree_and_the_chair_decides(new_page, live_server, flow):
     column = header.index(f"P{PROBLEM}")
     row = organizer.locator("table tr", has=organizer.locator(f"td:text-is('{flow.system}')"))
     expect(row.locator("td").nth(column)).to_have_text(FINAL_TOTAL)
+
+
+def test_a_failed_autosave_says_not_saved(new_page, live_server, flow):
+    page = new_page()
+    sign_in(page, live_server, JUROR_A)
+    page.goto(f"{live_server.url}/jury/papers/{flow.code}/")
+    field = page.locator("input.points[data-criterion='2a']")
+    status = criterion_form(page, "2a").locator(".status")
+
+    page.route("**/marks/**", lambda route: route.fulfill(status=500, body="boom"))
+    field.fill("1")
+    field.dispatch_event("change")
+    expect(status).to_have_text("not saved: server error (500). Try again.")
+    expect(status).to_have_class(re.compile(r"\berror\b"))
+    page.unroute("**/marks/**")
+
+    page.route("**/marks/**", lambda route: route.abort())
+    field.fill("2")
+    field.dispatch_event("change")
+    expect(status).to_have_text(re.compile(r"^not saved: no connection"))
+    page.unroute("**/marks/**")
+
+    # Logged out in another tab: the login page must not land inside the rubric.
+    context = page.context
+    kept = [c for c in context.cookies() if c["name"] != "sessionid"]
+    context.clear_cookies()
+    context.add_cookies(kept)
+    with page.expect_response(lambda r: "/marks/" in r.url) as response:
+        field.fill("2")
+        field.dispatch_event("change")
+    assert response.value.status == 401
+    expect(status).to_contain_text("not saved: you are logged out.")
+    expect(status.locator("a")).to_have_attribute("href", re.compile(r"^/login/\?next="))
+    expect(page.locator("#id_password")).to_have_count(0)
+    # The status is still there to report the next try; without the CSRF cookie either,
+    # the refusal is a 403.
+    context.clear_cookies()
+    field.fill("3")
+    field.dispatch_event("change")
+    expect(status).to_have_text("not saved: refused (403). Reload the page.")
