@@ -13,6 +13,12 @@ REPO = Path(__file__).resolve().parent.parent
 IOLAI_DIR = REPO.parent / "shared" / "data" / "iolai-2026"
 
 
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path_factory):
+    """Keep files the tests write (PDF batches, packets) out of the checkout's media/."""
+    settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+
+
 @pytest.fixture
 def iolai_dir() -> Path:
     """Return the real IOL-AI 2026 results directory (read-only, never copied)."""

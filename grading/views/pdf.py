@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 import uuid
 import zipfile
@@ -12,7 +13,7 @@ from celery.result import AsyncResult
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from ioleval.celery import app as celery_app
@@ -21,12 +22,13 @@ from ioleval.roles import CHAIR, JUROR, ORGANIZER, role_required
 from puzzles.models import Problem
 from puzzles.selectors import competition_get
 
-from ..models import Assignment
+from ..models import Assignment, Paper
 from ..pdf import packet_pdf, paper_filename, paper_pdf
 from ..selectors import assignment_for
 from ..tasks import render_papers_task
 
 _TASK_ID = re.compile(r"^[0-9a-f]{32}$")
+MANIFEST = "batch.json"
 
 
 @require_GET
@@ -66,45 +68,49 @@ def _problem_numbers(competition) -> list[int]:
 @require_POST
 @role_required(ORGANIZER)
 def batch_start(request: HttpRequest, slug: str) -> HttpResponse:
-    """Queue one rendering task per problem, so that several workers share the batch."""
+    """Queue one rendering task per problem, so that several workers share the batch.
+
+    The batch's directory gets a manifest (the problems and how many papers to expect), so
+    that its progress is read from the files written, with or without a result backend.
+    """
     competition = competition_get(slug)
     batch = uuid.uuid4().hex
-    out = str(_batch_dir(batch))
-    results = [
-        render_papers_task.apply_async(args=[competition.pk, out, n], task_id=f"{batch}-{n}")
-        for n in _problem_numbers(competition)
-    ]
-    return _batch_status(request, competition, batch, results)
+    out = _batch_dir(batch)
+    out.mkdir(parents=True)
+    numbers = _problem_numbers(competition)
+    total = Paper.objects.filter(problem__competition=competition).count()
+    manifest = {"competition": competition.pk, "problems": numbers, "total": total}
+    (out / MANIFEST).write_text(json.dumps(manifest))
+    for n in numbers:
+        render_papers_task.apply_async(args=[competition.pk, str(out), n], task_id=f"{batch}-{n}")
+    return redirect("grading:pdf_batch_status", slug=slug, task_id=batch)
 
 
 @require_GET
 @role_required(ORGANIZER)
 def batch_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
     competition = competition_get(slug)
-    _batch_dir(task_id)
-    results = [AsyncResult(f"{task_id}-{n}", app=celery_app) for n in _problem_numbers(competition)]
-    return _batch_status(request, competition, task_id, results)
-
-
-def _batch_status(request, competition, batch: str, results: list) -> HttpResponse:
-    done = total = 0
-    for result in results:
-        info = result.info if isinstance(result.info, dict) else {}
-        if result.successful():
-            done += result.result
-            total += result.result
-        else:
-            done += info.get("done", 0)
-            total += info.get("total", 0)
-    ready = all(r.ready() for r in results)
+    directory = _batch_dir(task_id)
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text())
+    except FileNotFoundError:
+        raise Http404("no such batch") from None
+    if manifest["competition"] != competition.pk:
+        raise Http404("no such batch")
+    done = len(list(directory.glob("*.pdf")))
+    failed = False
+    if celery_app.conf.result_backend:  # without one (tasks run in-process) no task state
+        results = [AsyncResult(f"{task_id}-{n}", app=celery_app) for n in manifest["problems"]]
+        failed = any(r.failed() for r in results)
+    ready = failed or done >= manifest["total"]
     context = {
         "competition": competition,
-        "task_id": batch,
+        "task_id": task_id,
         "ready": ready,
-        "failed": any(r.failed() for r in results),
-        "count": done if ready else None,
+        "failed": failed,
+        "count": done,
         "done": done,
-        "total": total,
+        "total": manifest["total"],
     }
     template = "grading/pdf_batch.html#status" if request.htmx else "grading/pdf_batch.html"
     response = render(request, template, context)

@@ -57,17 +57,27 @@ def test_packet_needs_an_assignment_in_the_problem(client, jury):
 
 def test_organizer_renders_the_batch_and_downloads_a_zip(client, jury, tmp_path):
     client = _login(client, "organizer")
-    response = client.post(reverse("grading:pdf_batch", args=["demo"]), HTTP_HX_REQUEST="true")
-    assert response.status_code == 286  # eager in tests: done at once, polling stops
-    body = response.content.decode()
-    assert "papers rendered" in body
-    task_id = re.search(r"/jury/pdf/([0-9a-f]{32})/papers.zip", body).group(1)
+    response = client.post(reverse("grading:pdf_batch", args=["demo"]))
+    assert response.status_code == 302  # to the batch's page: a reload does not start another
+    status_url = response["Location"]
+    task_id = re.fullmatch(r"/c/demo/jury/pdf/([0-9a-f]{32})/", status_url).group(1)
+    # Eager in tests (as without a broker): done at once; the page says so, polling stops.
+    body = client.get(status_url).content.decode()
+    assert f"{Paper.objects.count()} papers rendered" in body
+    assert client.get(status_url, HTTP_HX_REQUEST="true").status_code == 286
     archive = client.get(reverse("grading:pdf_batch_zip", args=["demo", task_id]))
     names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
     codes = {f"{code}.pdf" for code in Paper.objects.values_list("code", flat=True)}
     assert set(names) == codes
     assert client.get("/c/demo/jury/pdf/..%2F..%2Fetc/papers.zip").status_code == 404
     assert client.get(reverse("grading:pdf_batch_zip", args=["demo", "f" * 32])).status_code == 404
+
+
+def test_an_unknown_batch_is_a_404_not_an_endless_poll(client, jury):
+    client = _login(client, "organizer")
+    url = reverse("grading:pdf_batch_status", args=["demo", "a" * 32])
+    assert client.get(url).status_code == 404
+    assert client.get(url, HTTP_HX_REQUEST="true").status_code == 404
 
 
 def test_jurors_cannot_start_or_fetch_batches(client, jury):
