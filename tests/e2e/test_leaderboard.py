@@ -31,6 +31,11 @@ def test_organizer_switches_the_board(page, live_server, organizer, demo_competi
     page.wait_for_function(
         "document.querySelector('#board').innerText.includes('metric sacrebleu')"
     )
+    # Each change replaces the query (it does not pile up) and the board (not nested in it).
+    assert page.url.count("stage=") == 1 and page.url.count("metric=") == 1
+    assert page.locator("#board").count() == 1
+    csv_link = page.locator("#board a", has_text="CSV")
+    assert "metric=sacrebleu" in csv_link.get_attribute("href")
 
     page.click("#board th >> text=System")
     names = board.locator("tbody tr td:nth-child(2)").all_inner_texts()
