@@ -156,6 +156,16 @@ def grading_page(assignment: Assignment) -> GradingPage:
     )
 
 
+def paper_answers_of(paper: Paper) -> list[dict]:
+    """Return the paper's answers as paper_answers does, loading its tasks and outputs."""
+    tasks = list(paper.problem.tasks.order_by("number"))
+    outputs = {
+        o.task_id: o
+        for o in Output.objects.filter(system_id=paper.system_id, task__problem=paper.problem_id)
+    }
+    return paper_answers(paper, tasks, [outputs.get(t.pk) for t in tasks])
+
+
 def paper_answers(paper: Paper, tasks: list, outputs: list) -> list[dict]:
     """Return per task the items with the key and the exact-match flag the paper earned."""
     rows = []

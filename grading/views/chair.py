@@ -17,7 +17,8 @@ from .. import services
 from ..errors import GradingError
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
 from ..models import Assignment, Criterion, DiscussionComment, Mark, Paper, Resolution
-from ..selectors import comparison_sheet, problem_jury
+from ..selectors import comparison_sheet, paper_answers_of, problem_jury
+from ..text import explanation_html
 
 chair_required = role_required(CHAIR, ORGANIZER)
 
@@ -111,9 +112,13 @@ def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
             .select_related("history_user", "assignment__juror")
             .order_by("history_date", "history_id")
         )
+    answers = paper_answers_of(paper)
+    for row in answers:
+        row["explanation_html"] = explanation_html(row["explanation"])
     context = {
         "paper": paper,
         "criterion": criterion,
+        "answers": answers,
         "marks": marks,
         "own": own,
         "resolution": resolution,
@@ -123,9 +128,7 @@ def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
         "is_chair": is_chair,
         "may_comment": own is not None or is_chair,
         "history": _with_old_values(history),
-        "decision_history": list(
-            resolution.history.select_related("history_user").order_by("history_date")
-        )
+        "decision_history": _decisions_with_old_values(resolution)
         if resolution and is_chair
         else [],
         "comment_form": CommentForm(),
@@ -133,6 +136,23 @@ def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
         "decide_form": DecideForm(),
     }
     return render(request, "grading/thread.html", context)
+
+
+def _decisions_with_old_values(resolution: Resolution) -> list[dict]:
+    """Pair each recorded decision with the agreed mark before it."""
+    rows, old = [], None
+    for record in resolution.history.select_related("history_user").order_by("history_date"):
+        rows.append(
+            {
+                "when": record.history_date,
+                "who": record.history_user,
+                "old": old,
+                "new": record.points,
+                "reason": record.history_change_reason or record.reason or "",
+            }
+        )
+        old = record.points
+    return rows
 
 
 def _with_old_values(history: list) -> list[dict]:

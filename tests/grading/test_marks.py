@@ -331,6 +331,18 @@ def test_decision_settles_a_discrepancy_and_can_be_changed(jury):
     assert resolution.history.first().history_user == jury.chair
 
 
+def test_decide_waits_for_a_submitted_mark(jury):
+    jury.grade(jury.as1, "1", "2", submit=False)
+    with pytest.raises(GradingError, match="nothing to decide"):
+        criterion_decide(
+            paper=jury.paper, criterion=jury.a, points="2", reason="early", chair=jury.chair
+        )
+    assert not Resolution.objects.exists()
+    assignment_submit(assignment=jury.as1)
+    criterion_decide(paper=jury.paper, criterion=jury.a, points="2", reason="ok", chair=jury.chair)
+    assert Resolution.objects.get().points == D("2")
+
+
 def test_decide_criterion_of_another_problem_is_refused(jury):
     other = ProblemFactory(competition=jury.competition, number=2)
     foreign = rubric_with(other, ("x", 2, "0.5")).criteria.get()

@@ -273,6 +273,27 @@ def test_organizer_reads_threads_but_does_not_decide(client, jury):
     assert "juror2" in body and "Chair&#x27;s decision" not in body
 
 
+def test_the_chairs_thread_shows_the_paper_and_each_decision_with_its_old_value(client, jury):
+    paper = _discrepant_paper()
+    criterion = next(c for c in _criteria(paper) if c.code == "1c")
+    Assignment.objects.filter(juror__username="chair").delete()
+    chair = _login(client, "chair")
+    decide = reverse("grading:thread_post", args=[paper.code, criterion.pk, "decide"])
+    chair.post(decide, {"points": "1", "reason": "first"})
+    chair.post(decide, {"points": "1.5", "reason": "second thoughts"})
+    response = chair.get(reverse("grading:thread", args=[paper.code, criterion.pk]))
+    decisions = response.context["decision_history"]
+    assert [(d["old"], d["new"], d["reason"]) for d in decisions] == [
+        (None, Decimal("1"), "first"),
+        (Decimal("1"), Decimal("1.5"), "second thoughts"),
+    ]
+    body = response.content.decode()
+    answer = next(item["answer"] for row in response.context["answers"] for item in row["items"])
+    assert "The paper's answers" in body and answer in body
+    assert paper.system.name not in body
+    assert 'href="/jury/papers/' not in body  # no "back to the paper": not the chair's
+
+
 def test_organizer_cannot_post_to_threads(client, jury):
     paper = _discrepant_paper()
     criterion = next(c for c in _criteria(paper) if c.code == "1c")
