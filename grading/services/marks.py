@@ -56,12 +56,21 @@ def points_parse(value: object, *, criterion: Criterion, field: str = "points") 
     return points
 
 
-def _problem_open(paper: Paper) -> None:
-    try:
-        jury = paper.problem.jury
-    except ProblemJury.DoesNotExist:
-        return
-    if jury.finalized_at:
+def _problem_open(paper: Paper, *, lock: bool = False) -> None:
+    """Refuse when the paper's problem is finalized.
+
+    With lock, hold the problem's jury row (which problem_finalize locks) until the end of
+    the transaction: a submit, revision or decision then waits for a finalization under
+    way and sees its outcome, instead of slipping in after the check.
+    """
+    if lock:
+        jury = ProblemJury.objects.select_for_update().filter(problem_id=paper.problem_id).first()
+    else:
+        try:
+            jury = paper.problem.jury
+        except ProblemJury.DoesNotExist:
+            jury = None
+    if jury is not None and jury.finalized_at:
         raise GradingError(f"problem {paper.problem.number} is finalized", field="problem")
 
 
@@ -206,7 +215,7 @@ def assignment_submit(*, assignment: Assignment) -> Assignment:
     assignment = _locked(assignment)
     if assignment.is_submitted:
         raise GradingError("this paper is already submitted", field="submit")
-    _problem_open(assignment.paper)
+    _problem_open(assignment.paper, lock=True)
     rubric = rubric_current(assignment.paper.problem)
     if rubric is None:
         raise GradingError("this problem has no rubric yet", field="submit")
@@ -231,7 +240,7 @@ def mark_revise(
     assignment = _locked(assignment)
     if not assignment.is_submitted:
         raise GradingError("submit the paper first; drafts are edited directly", field="points")
-    _problem_open(assignment.paper)
+    _problem_open(assignment.paper, lock=True)
     _criterion_of(assignment.paper, criterion)
     if not reason.strip():
         raise GradingError("give a reason for the revision", field="reason")
@@ -253,7 +262,7 @@ def criterion_decide(
     """Set the agreed mark of a criterion of a paper as the chair's decision."""
     if not has_role(chair, CHAIR):
         raise GradingError("only the chair decides", field="points")
-    _problem_open(paper)
+    _problem_open(paper, lock=True)
     _criterion_of(paper, criterion)
     if not reason.strip():
         raise GradingError("give a reason for the decision", field="reason")

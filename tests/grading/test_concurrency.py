@@ -9,12 +9,14 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from grading.models import Assignment, DiscussionComment, Mark
-from grading.services import rubric_current
+from grading.errors import GradingError
+from grading.models import Assignment, DiscussionComment, Mark, ProblemJury
+from grading.services import mark_revise, rubric_current
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -163,3 +165,41 @@ def test_tabs_creating_the_same_mark_at_once_make_one_mark():
     assert len(history) == len(clients)
     assert [h.history_type for h in history] == ["+"] + ["~"] * (len(clients) - 1)
     assert mark.comment == history[-1].comment
+
+
+def test_a_revision_waits_for_a_finalization_under_way_and_is_refused():
+    call_command("demo", stdout=open(os.devnull, "w"))
+    assignment = (
+        Assignment.objects.filter(submitted_at__isnull=False)
+        .select_related("paper__problem")
+        .first()
+    )
+    mark = Mark.objects.filter(assignment=assignment).select_related("criterion").first()
+    ProblemJury.objects.get_or_create(problem=assignment.paper.problem)
+    locked, release = threading.Event(), threading.Event()
+    outcome: list[str] = []
+
+    def finalize():
+        with transaction.atomic():
+            jury = ProblemJury.objects.select_for_update().get(problem=assignment.paper.problem)
+            locked.set()
+            release.wait(10)
+            jury.finalized_at = timezone.now()
+            jury.save()
+
+    def revise():
+        locked.wait(10)
+        try:
+            mark_revise(assignment=assignment, criterion=mark.criterion, points="0", reason="late")
+            outcome.append("revised")
+        except GradingError as exc:
+            outcome.append(exc.message)
+
+    def releaser():
+        locked.wait(10)
+        threading.Event().wait(0.5)  # let the revision reach the lock and wait there
+        release.set()
+
+    _run_concurrently([finalize, revise, releaser])
+    assert outcome == [f"problem {assignment.paper.problem.number} is finalized"]
+    assert Mark.objects.get(pk=mark.pk).points == mark.points
