@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-PENDING = "pending"  # some assigned juror has not submitted
+PENDING = "pending"  # some assigned juror has not submitted, and those who did agree
 AGREED = "agreed"  # all submitted marks within the tolerance
-DISCREPANT = "discrepant"  # submitted marks differ by more than the tolerance
+DISCREPANT = "discrepant"  # submitted marks differ by more than the tolerance (so far)
 DECIDED = "decided"  # the chair (or an imported final mark) settled it
 
 
@@ -45,9 +45,10 @@ def cell_state(
     spread = max(values) - min(values) if values else None
     if decision is not None:
         return CellState(DECIDED, decision, spread)
+    # Marks already too far apart stay so whatever the others give: discuss them now.
+    if spread is not None and spread > tolerance:
+        return CellState(DISCREPANT, None, spread)
     # A cleared mark (None) waits for its juror like a missing one.
     if not values or len(values) < expected:
         return CellState(PENDING, None, spread)
-    if spread > tolerance:
-        return CellState(DISCREPANT, None, spread)
     return CellState(AGREED, agreed_value(values, step), spread)

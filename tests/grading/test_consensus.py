@@ -52,9 +52,16 @@ def test_two_of_three_agreeing_jurors_is_still_pending():
 
 
 def test_pending_cell_reports_the_spread_so_far():
-    cell = state({1: "2", 2: "0.5"}, expected=3)
+    cell = state({1: "2", 2: "2"}, expected=3)
     assert cell.status == PENDING
+    assert cell.spread == D("0")
+
+
+def test_marks_already_too_far_apart_are_discrepant_before_the_last_juror():
+    cell = state({1: "2", 2: "0.5"}, expected=3)
+    assert cell.status == DISCREPANT
     assert cell.spread == D("1.5")
+    assert state({1: "2", 2: "1.5"}, expected=3, tolerance="0.5").status == PENDING
 
 
 def test_only_blank_marks_are_pending():
