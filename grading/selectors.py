@@ -224,6 +224,11 @@ class SheetRow:
         return sum(c.state.status == DISCREPANT for c in self.cells)
 
     @property
+    def juror_totals(self) -> list[tuple[str, Decimal]]:
+        """Return (username, total) of each juror with submitted marks, in the jurors' order."""
+        return [(j.username, self.totals[j.pk]) for j in self.jurors if j.pk in self.totals]
+
+    @property
     def spread(self) -> Decimal | None:
         values = [t for j, t in self.totals.items() if j in self.submitted]
         return max(values) - min(values) if len(values) > 1 else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -183,6 +184,8 @@ def test_chair_still_grading_a_problem_cannot_see_its_sheet(client, jury):
     sheet = client.get(reverse("grading:sheet", args=["demo", 1]))
     assert sheet.status_code == 200
     assert 'class="cell discrepant"' in sheet.content.decode()
+    # Each juror's total is labelled with the juror's name.
+    assert re.search(r'<span class="muted">juror1</span> \d', sheet.content.decode())
 
 
 def test_revise_decide_and_finalize(client, jury):
