@@ -22,3 +22,8 @@ class ImportFailure(ValueError):
         if self.field:
             where += f", field '{self.field}'"
         return f"{where}: {self.message}"
+
+    @property
+    def for_page(self) -> str:
+        """Return the message as a page shows it: with its place when it is in a file."""
+        return str(self) if self.file else self.message

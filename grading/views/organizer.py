@@ -101,8 +101,7 @@ def _back(request: HttpRequest, slug: str, action: Callable[[], str | list[str]]
     try:
         outcome = action()
     except ImportFailure as exc:
-        # Errors about a file name it; the others read better without "input, field".
-        messages.error(request, str(exc) if exc.file else exc.message)
+        messages.error(request, exc.for_page)
     else:
         messages.success(request, "; ".join(outcome) if isinstance(outcome, list) else outcome)
     return redirect("grading:jury", slug=slug)
@@ -192,7 +191,7 @@ def rubric_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
                 return redirect("grading:rubric", slug=slug, number=number)
             change = services.rubric_change_preview(problem=problem, specs=specs)
         except ImportFailure as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, exc.for_page)
     context = {
         "problem": problem,
         "form": form,
