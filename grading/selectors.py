@@ -126,6 +126,52 @@ class GradingPage:
     tasks: list
     tags: list
     chosen_tags: set[int]
+    others: dict[int, PaperCell] = field(default_factory=dict)  # once submitted
+
+
+@dataclass(frozen=True)
+class PaperCell:
+    """One criterion of one paper as a juror sees it after submitting: marks and state."""
+
+    marks: dict[str, Decimal | None]  # juror name -> submitted points
+    state: CellState
+
+    @property
+    def text(self) -> str:
+        return " · ".join(f"{name} {points_text(p)}" for name, p in self.marks.items())
+
+
+def paper_cells(paper: Paper, criteria: list[Criterion]) -> dict[int, PaperCell]:
+    """Return per criterion of one paper every submitted mark and the cell's state."""
+    expected = Assignment.objects.filter(paper=paper).count()
+    submitted: dict[int, dict[str, Decimal | None]] = {c.pk: {} for c in criteria}
+    for criterion_id, name, points in (
+        Mark.objects.filter(
+            assignment__paper=paper, assignment__submitted_at__isnull=False, criterion__in=criteria
+        )
+        .order_by("assignment__juror__username")
+        .values_list("criterion_id", "assignment__juror__username", "points")
+    ):
+        submitted[criterion_id][name] = points
+    decisions = dict(
+        Resolution.objects.filter(paper=paper, criterion__in=criteria).values_list(
+            "criterion_id", "points"
+        )
+    )
+    tolerance = problem_jury(paper.problem).tolerance
+    return {
+        c.pk: PaperCell(
+            submitted[c.pk],
+            cell_state(
+                submitted=submitted[c.pk],
+                expected=expected,
+                decision=decisions.get(c.pk),
+                tolerance=tolerance,
+                step=c.step,
+            ),
+        )
+        for c in criteria
+    }
 
 
 def grading_page(assignment: Assignment) -> GradingPage:
@@ -153,6 +199,7 @@ def grading_page(assignment: Assignment) -> GradingPage:
         tasks=tasks,
         tags=tags,
         chosen_tags=chosen,
+        others=paper_cells(paper, criteria) if assignment.is_submitted else {},
     )
 
 

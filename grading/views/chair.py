@@ -18,7 +18,7 @@ from ..errors import GradingError
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
 from ..models import Assignment, Criterion, DiscussionComment, Mark, Paper, Resolution
 from ..selectors import comparison_sheet, paper_answers_of, problem_jury
-from ..text import explanation_html
+from ..text import explanation_html, points_text
 
 chair_required = role_required(CHAIR, ORGANIZER)
 
@@ -58,7 +58,7 @@ def sheet(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         "rows": rows,
         "jurors": jurors,
         "filters": {"only": only, "juror": juror, "status": status},
-        "tolerance_form": ToleranceForm(initial={"tolerance": tolerance}),
+        "tolerance_form": ToleranceForm(initial={"tolerance": points_text(tolerance)}),
     }
     return render(request, "grading/sheet.html", context)
 
@@ -98,6 +98,7 @@ def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
     )
     resolution = Resolution.objects.filter(paper=paper, criterion=criterion).first()
     is_chair = has_role(request.user, CHAIR)
+    finalized = problem_jury(paper.problem).finalized_at is not None
     history = []
     if is_chair:
         # Submitted papers only (a draft is its juror's until submitted), and the criterion's
@@ -126,7 +127,8 @@ def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
             paper=paper, criterion=criterion
         ).select_related("author"),
         "is_chair": is_chair,
-        "may_comment": own is not None or is_chair,
+        "may_comment": (own is not None or is_chair) and not finalized,
+        "finalized": finalized,
         "history": _with_old_values(history),
         "decision_history": _decisions_with_old_values(resolution)
         if resolution and is_chair

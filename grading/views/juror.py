@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
@@ -41,7 +42,7 @@ def grade(request: HttpRequest, code: str) -> HttpResponse:
         "page": page,
         "assignment": assignment,
         "answers": answers,
-        "rows": [(c, page.marks.get(c.pk)) for c in page.criteria],
+        "rows": [(c, page.marks.get(c.pk), page.others.get(c.pk)) for c in page.criteria],
         "tags_form": TagsForm(tags=page.tags, initial={"tags": list(page.chosen_tags)}),
     }
     return render(request, "grading/grade.html", context)
@@ -68,10 +69,12 @@ def mark_save(request: HttpRequest, code: str, criterion_id: int) -> HttpRespons
     else:
         assignment_for(request.user, code)  # a stranger's paper is a 404, whatever was sent
         error = form.errors.as_text()
-    if not request.htmx:
+    if not request.htmx:  # a plain form post: back to the same criterion
         if error:
             messages.error(request, error)
-        return redirect("grading:grade", code=code)
+        else:
+            messages.success(request, "Saved.")
+        return redirect(reverse("grading:grade", args=[code]) + f"#criterion-{criterion_id}")
     response = render(
         request,
         "grading/grade.html#mark_status",
@@ -87,7 +90,11 @@ def submit(request: HttpRequest, code: str) -> HttpResponse:
     assignment = assignment_for(request.user, code)
     try:
         services.assignment_submit(assignment=assignment)
-        messages.success(request, f"{code} submitted. Other jurors' marks are now visible to you.")
+        messages.success(
+            request,
+            f"{code} submitted. Beside each criterion: the marks other jurors submitted"
+            " and whether they agree; open its discussion to talk it over.",
+        )
     except GradingError as exc:
         messages.error(request, exc.message)
     return redirect("grading:grade", code=code)

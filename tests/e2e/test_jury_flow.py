@@ -323,8 +323,11 @@ def test_two_jurors_disagree_and_the_chair_decides(new_page, live_server, flow):
     expect(decided).to_contain_text(f"→ {DECISION}")
     expect(row.locator("td.cell.discrepant")).to_have_count(0)
     expect(row.locator("td.num").last).to_have_text(FINAL_TOTAL)
+    confirmations = []
+    chair.once("dialog", lambda dialog: (confirmations.append(dialog.message), dialog.accept()))
     chair.click(f"button:has-text('Finalize problem {PROBLEM}')")
     expect(chair.locator(".messages")).to_contain_text(f"Problem {PROBLEM} finalized")
+    assert confirmations and confirmations[0].startswith(f"Finalize problem {PROBLEM}?")
     expect(chair.locator("h1 .pill")).to_have_text("finalized")
     assert_anonymous(chair, flow)
 

@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 
 from grading.models import Assignment, Mark, Paper, ProblemJury, Resolution
 from grading.services import rubric_current, rubric_replace
@@ -295,6 +296,42 @@ def test_the_chairs_thread_shows_the_paper_and_each_decision_with_its_old_value(
     assert "The paper's answers" in body and answer in body
     assert paper.system.name not in body
     assert 'href="/jury/papers/' not in body  # no "back to the paper": not the chair's
+
+
+def test_after_submitting_the_grading_page_shows_the_other_marks_per_criterion(client, jury):
+    paper = _discrepant_paper()
+    response = _login(client, "juror1").get(reverse("grading:grade", args=[paper.code]))
+    cells = {c.code: cell for c, _, cell in response.context["rows"]}
+    assert cells["1c"].state.status == "discrepant"
+    assert set(cells["1c"].marks) == {"juror1", "juror2"}
+    assert 'class="cell discrepant"' in response.content.decode()
+
+
+def test_a_plain_form_save_returns_to_its_criterion(client, jury):
+    assignment = _open_assignment("juror1")
+    criterion = _criteria(assignment.paper)[0]
+    response = _login(client, "juror1").post(
+        reverse("grading:mark", args=[assignment.paper.code, criterion.pk]), {"points": "0"}
+    )
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"/{assignment.paper.code}/#criterion-{criterion.pk}")
+
+
+def test_a_finalized_problems_thread_offers_no_form(client, jury):
+    paper = _discrepant_paper()
+    criterion = next(c for c in _criteria(paper) if c.code == "1c")
+    ProblemJury.objects.update_or_create(
+        problem=paper.problem, defaults={"finalized_at": timezone.now()}
+    )
+    Assignment.objects.filter(juror__username="chair").delete()
+    for user in ("juror1", "chair"):
+        body = (
+            _login(client, user)
+            .get(reverse("grading:thread", args=[paper.code, criterion.pk]))
+            .content.decode()
+        )
+        assert "is finalized" in body
+        assert "<form" not in body.split("</header>", 1)[1]  # the header holds the logout
 
 
 def test_organizer_cannot_post_to_threads(client, jury):
