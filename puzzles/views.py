@@ -173,6 +173,17 @@ def competition_publish(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "Public board published." if competition.public_board else "Public board withdrawn.",
     )
+    # Jurors see each answer's exact-match flag: with the board public they could match a
+    # paper to a system by its automatic score while grading.
+    grading = competition.problems.filter(papers__isnull=False).exclude(
+        jury__finalized_at__isnull=False
+    )
+    if competition.public_board and grading.exists():
+        messages.warning(
+            request,
+            "The jury is still grading: jurors could recognise a system on the public board"
+            " by its automatic score. Withdraw the board until every problem is finalized.",
+        )
     return redirect("puzzles:competition", slug=slug)
 
 

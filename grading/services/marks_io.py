@@ -141,7 +141,8 @@ def marks_import(
             assignment.save(update_fields=["submitted_at"])
         mark, _ = Mark.objects.get_or_create(assignment=assignment, criterion=criterion)
         mark.points = points
-        mark.comment = (row.get("comment") or "").strip()
+        if row.get("comment") is not None:  # a file without the column keeps the comments
+            mark.comment = row["comment"].strip()
         mark._change_reason = f"imported from {file}"
         mark.save()
         result.marks += 1
@@ -293,7 +294,10 @@ def marks_rows(competition: Competition) -> tuple[list[str], list[list]]:
         )
     from ..selectors import comparison_sheet
 
-    for problem in competition.problems.order_by("number"):
+    for problem in competition.problems.order_by("number").select_related("jury"):
+        # Final marks are final once the chair finalizes; before that they are provisional.
+        jury = getattr(problem, "jury", None)
+        status = "final" if jury is not None and jury.finalized_at else "provisional"
         _, sheet = comparison_sheet(problem)
         for row in sheet:
             for cell in row.cells:
@@ -307,7 +311,7 @@ def marks_rows(competition: Competition) -> tuple[list[str], list[list]]:
                             cell.state.final,
                             cell.state.status,
                             row.paper.code,
-                            "final",
+                            status,
                             "",
                         ]
                     )

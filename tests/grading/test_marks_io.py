@@ -302,6 +302,13 @@ def test_final_import_does_not_overwrite_a_finalized_chairs_decision(competition
     assert state() == before
 
 
+def test_an_import_without_a_comment_column_keeps_the_comments(competition):
+    run(competition, GOOD)
+    run(competition, "system,problem,criterion,juror,points\nAlpha,1,1a,alice,2\n")
+    mark = Mark.objects.get(assignment__juror__username="alice", criterion__code="1a")
+    assert (mark.points, mark.comment) == (D("2"), "clear")
+
+
 def test_final_import_names_errors_and_writes_nothing(competition):
     before = state()
     with pytest.raises(GradingError) as caught:
@@ -344,8 +351,8 @@ def test_marks_rows_contain_every_mark_and_the_final_rows(graded):
         "status",
         "submitted_at",
     ]
-    marks = [r for r in rows if r[7] != "final"]
-    finals = [r for r in rows if r[7] == "final"]
+    marks = [r for r in rows if r[3] != "(final)"]
+    finals = [r for r in rows if r[3] == "(final)"]
     assert len(marks) == Mark.objects.count() == 6
     assert {(r[0], r[2], r[3], r[4], r[7]) for r in marks} == {
         ("Alpha", "1a", "alice", D("1.5"), "submitted"),
@@ -356,10 +363,14 @@ def test_marks_rows_contain_every_mark_and_the_final_rows(graded):
         ("Beta, Inc.", "2a", "bob", D("4"), "submitted"),
     }
     # Zed's draft keeps 1a pending; 1b is decided; Beta's only juror agrees with herself.
-    assert {(r[0], r[1], r[2], r[3], r[4], r[5]) for r in finals} == {
-        ("Alpha", 1, "1b", "(final)", D("2"), "decided"),
-        ("Beta, Inc.", 2, "2a", "(final)", D("4"), "agreed"),
+    # No problem is finalized: the final marks are provisional.
+    assert {(r[0], r[1], r[2], r[3], r[4], r[5], r[7]) for r in finals} == {
+        ("Alpha", 1, "1b", "(final)", D("2"), "decided", "provisional"),
+        ("Beta, Inc.", 2, "2a", "(final)", D("4"), "agreed", "provisional"),
     }
+    problem_finalize(problem=graded.problems.get(number=2), chair=ChairFactory())
+    _, rows = marks_rows(graded)
+    assert {(r[1], r[7]) for r in rows if r[3] == "(final)"} == {(1, "provisional"), (2, "final")}
     codes = {p.system.name: p.code for p in Paper.objects.select_related("system")}
     assert all(r[6] == codes[r[0]] for r in rows)
 
@@ -457,14 +468,21 @@ def test_juror_names_that_cannot_be_accounts_are_refused(competition, juror, wor
 def test_an_export_imports_back_its_submitted_marks_or_its_final_marks(graded):
     competition = graded
     exported = marks_csv(competition)
-    assert ",draft," in exported and ",final," in exported
+    assert ",draft," in exported and ",provisional," in exported
     before = sorted(Mark.objects.values_list("assignment_id", "criterion_id", "points"))
     result = run(competition, exported)
-    assert result.skipped == {"draft": 1, "final": 2}
+    assert result.skipped == {"draft": 1, "provisional": 2}
     assert sorted(Mark.objects.values_list("assignment_id", "criterion_id", "points")) == before
     assert "1 draft row(s) of an export left out" in result.lines()
+    # Into another competition's jury, as the agreed marks of a jury that met elsewhere:
+    # only finalized problems' rows are final.
+    problem_finalize(problem=competition.problems.get(number=2), chair=ChairFactory())
+    exported = marks_csv(competition)
+    problem_reopen(problem=competition.problems.get(number=2), chair=ChairFactory())
+    Resolution.objects.all().delete()
     result = run(competition, exported, final=True)
-    assert result.finals == 2 and result.marks == 0
+    assert result.finals == 1 and result.marks == 0
+    assert result.skipped == {"draft": 1, "provisional": 1, "submitted": 5}
 
 
 def test_rubric_reimport_keeps_imported_final_marks(competition):

@@ -7,11 +7,13 @@ import io
 import zipfile
 
 import pytest
+from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from openpyxl import load_workbook
 
 from puzzles.models import AnswerAmendment, Competition, Output, System, Task
+from tests.grading.factories import PaperFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -102,6 +104,16 @@ def test_public_board_is_unpublished_by_default(client, organizer_client, demo_c
     assert client.get(url).status_code == 200
     organizer_client.post(reverse("puzzles:publish", args=["demo"]), {"publish": "0"})
     assert client.get(url).status_code == 404
+
+
+def test_publishing_while_the_jury_grades_warns(client, organizer_client, demo_competition):
+    url = reverse("puzzles:publish", args=["demo"])
+    response = organizer_client.post(url, {"publish": "1"})
+    assert not any("still grading" in str(m) for m in get_messages(response.wsgi_request))
+    problem = demo_competition.problems.first()
+    PaperFactory(problem=problem)  # the jury has a paper of it, not finalized
+    response = organizer_client.post(url, {"publish": "1"}, follow=True)
+    assert "The jury is still grading" in response.content.decode()
 
 
 def test_public_board_shows_public_split_only(client, demo_competition):
