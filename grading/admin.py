@@ -15,14 +15,29 @@ from .models import (
 )
 
 
-class CriterionInline(admin.TabularInline):
+class ReadOnly:
+    """View-only in the admin: rubrics, marks and decisions change through the jury pages
+    and commands, which check ranges, steps, frozen rubrics, submission and finalization
+    and keep the audit history."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class CriterionInline(ReadOnly, admin.TabularInline):
     model = Criterion
     extra = 0
     fields = ["order", "code", "title", "kind", "maximum", "step", "task", "items"]
 
 
 @admin.register(Rubric)
-class RubricAdmin(admin.ModelAdmin):
+class RubricAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ["problem", "version", "created_by", "created_at"]
     list_filter = ["problem__competition"]
     inlines = [CriterionInline]
@@ -43,14 +58,14 @@ class AssignmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Mark)
-class MarkAdmin(SimpleHistoryAdmin):
+class MarkAdmin(ReadOnly, SimpleHistoryAdmin):
     list_display = ["assignment", "criterion", "points", "updated_at"]
     list_filter = ["assignment__paper__problem__competition"]
     search_fields = ["assignment__paper__code", "assignment__juror__username"]
 
 
 @admin.register(Resolution)
-class ResolutionAdmin(SimpleHistoryAdmin):
+class ResolutionAdmin(ReadOnly, SimpleHistoryAdmin):
     list_display = ["paper", "criterion", "points", "kind", "decided_by", "decided_at"]
 
 

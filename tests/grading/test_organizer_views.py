@@ -86,3 +86,14 @@ def test_marks_upload_imports_and_reports_missing_columns(organizer_client):
     response = organizer_client.post(url, {"file": bad})
     assert "m.csv, line 1, field 'juror'" in _messages(response)[-1]
     assert Mark.objects.count() == before
+
+
+def test_the_admin_shows_rubrics_marks_and_decisions_read_only(client, db):
+    call_command("demo", stdout=open(os.devnull, "w"))
+    client.force_login(get_user_model().objects.create_superuser("root", password="x" * 20))
+    mark = Mark.objects.first()
+    page = client.get(reverse("admin:grading_mark_change", args=[mark.pk]))
+    assert page.status_code == 200 and 'name="points"' not in page.content.decode()
+    assert client.post(reverse("admin:grading_mark_delete", args=[mark.pk])).status_code == 403
+    assert client.get(reverse("admin:grading_rubric_add")).status_code == 403
+    assert Mark.objects.filter(pk=mark.pk).exists()
