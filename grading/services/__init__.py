@@ -15,7 +15,14 @@ from .marks import (
     tags_set,
 )
 from .marks_io import MarksImport, marks_csv, marks_import, marks_rows, marks_xlsx
-from .papers import AssignmentReport, jurors_assign, paper_code, papers_create, problem_jurors_set
+from .papers import (
+    AssignmentReport,
+    jurors_assign,
+    paper_code,
+    papers_create,
+    problem_jurors_remove,
+    problem_jurors_set,
+)
 from .rubrics import (
     CriterionSpec,
     RubricChange,
@@ -48,6 +55,7 @@ __all__ = [
     "papers_create",
     "points_parse",
     "problem_finalize",
+    "problem_jurors_remove",
     "problem_jurors_set",
     "problem_reopen",
     "problem_set_tolerance",

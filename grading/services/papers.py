@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 
 from ioleval.roles import JUROR, ORGANIZER, user_roles
 from puzzles.models import Competition, Problem, System
@@ -98,6 +99,41 @@ def problem_jurors_set(*, problem: Problem, usernames: list[str]) -> list[Proble
             field="jurors",
         )
     return [ProblemJuror.objects.get_or_create(problem=problem, juror=u)[0] for u in users.values()]
+
+
+@transaction.atomic
+def problem_jurors_remove(*, problem: Problem, usernames: list[str]) -> int:
+    """Take jurors out of a problem's grading group, with their unmarked papers of it.
+
+    A juror who has marked or submitted a paper of the problem stays: those marks count.
+    Returns how many assignments went.
+    """
+    problem_ensure_open(problem, field="jurors")
+    members = ProblemJuror.objects.filter(problem=problem, juror__username__in=usernames)
+    found = set(members.values_list("juror__username", flat=True))
+    strangers = [u for u in usernames if u not in found]
+    if strangers:
+        raise GradingError(
+            f"not in the group of problem {problem.number}: {', '.join(strangers)}",
+            field="jurors",
+        )
+    papers = Assignment.objects.filter(paper__problem=problem, juror__username__in=usernames)
+    graded = sorted(
+        set(
+            papers.filter(Q(submitted_at__isnull=False) | Q(marks__isnull=False)).values_list(
+                "juror__username", flat=True
+            )
+        )
+    )
+    if graded:
+        raise GradingError(
+            f"{', '.join(graded)} already marked papers of problem {problem.number}; their"
+            " marks count, so they stay in its group",
+            field="jurors",
+        )
+    _, removed = papers.delete()
+    members.delete()
+    return removed.get(Assignment._meta.label, 0)
 
 
 @dataclass

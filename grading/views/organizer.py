@@ -140,6 +140,9 @@ def set_group(request: HttpRequest, slug: str) -> HttpResponse:
         if problem is None:
             raise GradingError(f"no problem {data['problem']}", field="problem")
         names = [n.strip() for n in data["jurors"].split(",") if n.strip()]
+        if "remove" in request.POST:
+            gone = services.problem_jurors_remove(problem=problem, usernames=names)
+            return f"problem {problem.number}: {', '.join(names)} out of its group ({gone} unmarked papers unassigned)"
         services.problem_jurors_set(problem=problem, usernames=names)
         return f"problem {problem.number}: jurors {', '.join(names)} in its group"
 

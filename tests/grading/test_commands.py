@@ -193,6 +193,15 @@ def test_set_jury_group(competition, jurors):
     assert set(ProblemJuror.objects.values_list("juror__username", flat=True)) == {"j1", "j2"}
 
 
+def test_set_jury_group_remove(competition, jurors):
+    run("set_jury_group", SLUG, "1", "--jurors", "j1,j2")
+    out = run("set_jury_group", SLUG, "1", "--jurors", "j2", "--remove")
+    assert out.strip() == "problem 1: 1 jurors removed, 0 unmarked papers unassigned"
+    assert list(ProblemJuror.objects.values_list("juror__username", flat=True)) == ["j1"]
+    with pytest.raises(CommandError, match="not in the group of problem 1: j2"):
+        run("set_jury_group", SLUG, "1", "--jurors", "j2", "--remove")
+
+
 def test_set_jury_group_refusals(competition, jurors):
     UserFactory(username="outsider", roles=["organizer"])
     with pytest.raises(CommandError) as caught:

@@ -36,6 +36,9 @@ def test_group_page_adds_jurors_and_refuses_strangers(organizer_client):
     assert "unknown user(s) nobody" in _messages(response)[-1]
     response = organizer_client.post(url, {"problem": 9, "jurors": "juror4"})
     assert "no problem 9" in _messages(response)[-1]
+    response = organizer_client.post(url, {"problem": 2, "jurors": "juror4", "remove": "1"})
+    assert "juror4 out of its group" in _messages(response)[-1]
+    assert not ProblemJuror.objects.filter(problem__number=2, juror__username="juror4").exists()
 
 
 def test_overview_warns_of_group_members_made_organizers(organizer_client):

@@ -14,6 +14,7 @@ from grading.services import (
     paper_code,
     papers_create,
     problem_finalize,
+    problem_jurors_remove,
     problem_jurors_set,
 )
 from tests.grading.factories import (
@@ -343,3 +344,27 @@ def test_a_finalized_problem_gets_no_new_paper_or_juror(competition):
         papers_create(competition=competition, system_names=SYSTEMS[:2])
     assert Paper.objects.count() == 3  # one paper per problem of the first system only
     papers_create(competition=competition, system_names=SYSTEMS[:1])  # nothing new: fine
+
+
+def test_jurors_who_marked_nothing_leave_a_group_with_their_papers(competition):
+    a, b, c = JurorFactory(), JurorFactory(), JurorFactory()
+    one = problem(competition, 1)
+    rubric_with(one, ("1a", 2, 1))
+    papers_create(competition=competition, system_names=SYSTEMS[:2])
+    group(competition, 1, [a, b, c])
+    jurors_assign(competition=competition, per_paper=3)
+    graded = Paper.objects.filter(problem=one).first()
+    paper_graded(graded, {a: {"1a": "1"}}, submit=False)
+    with pytest.raises(GradingError, match=f"{a.username} already marked papers of problem 1"):
+        problem_jurors_remove(problem=one, usernames=[a.username, c.username])
+    assert ProblemJuror.objects.filter(problem=one).count() == 3
+    assert problem_jurors_remove(problem=one, usernames=[c.username]) == 2
+    assert not Assignment.objects.filter(juror=c).exists()
+    assert not ProblemJuror.objects.filter(juror=c).exists()
+    with pytest.raises(GradingError, match="not in the group of problem 1"):
+        problem_jurors_remove(problem=one, usernames=[c.username])
+    # Re-assigning now finds the papers short of a third juror, with nobody to add.
+    report = jurors_assign(competition=competition, per_paper=3)
+    assert {code: n for code, n in report.short.items() if code.startswith("P1-")} == {
+        p.code: 1 for p in Paper.objects.filter(problem=one)
+    }
