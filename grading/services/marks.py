@@ -143,7 +143,8 @@ def mark_save_by_code(
 ) -> Mark:
     """Save a draft mark of the juror's paper with this code (the autosave's entry).
 
-    Same rules as mark_save in one locked read and one write (plus its history row).
+    Same rules as mark_save, in two reads (the first locks the assignment) and one write
+    (plus its history row).
     Raises Assignment.DoesNotExist when the paper is not the juror's.
     """
     with connection.cursor() as cursor:
