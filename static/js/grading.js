@@ -36,10 +36,29 @@
     status.textContent = text;
     status.className = "status " + kind;
   }
+  function values(form) {
+    return new URLSearchParams(new FormData(form)).toString();
+  }
+  // One save per change: Enter on the last field and the blur after it (or two change
+  // events) would otherwise send the same values twice.
   document.body.addEventListener("htmx:beforeRequest", function (event) {
     const status = statusOf(event);
-    if (status) show(status, "saving…", "pending");
+    if (!status) return;
+    const form = status.closest("form.criterion");
+    const sent = values(form);
+    if (form.dataset.sent === sent) {
+      event.preventDefault();
+      return;
+    }
+    form.dataset.sent = sent;
+    show(status, "saving…", "pending");
   });
+  function forget(event) {  // a failed save may be sent again as it is
+    const status = statusOf(event);
+    if (status) delete status.closest("form.criterion").dataset.sent;
+  }
+  document.body.addEventListener("htmx:responseError", forget);
+  document.body.addEventListener("htmx:sendError", forget);
   document.body.addEventListener("htmx:responseError", function (event) {
     const status = statusOf(event);
     if (!status) return;

@@ -131,9 +131,9 @@ def assert_anonymous(page, flow: Flow) -> None:
 def settle(page) -> None:
     """Wait until no htmx request is in flight.
 
-    Each Enter posts a criterion twice (see static/js/grading.js), and the live server
-    serves requests in threads: on the shared in-memory SQLite test database two
-    concurrent writes fail with "database table is locked". One at a time, then.
+    The live server serves requests in threads: on the shared in-memory SQLite test
+    database two concurrent writes (a points field and a comment saving at once) fail
+    with "database table is locked". One at a time, then.
     """
     page.wait_for_function("!document.querySelector('.htmx-request')")
 
@@ -381,3 +381,20 @@ def test_a_failed_autosave_says_not_saved(new_page, live_server, flow):
     field.fill("3")
     field.dispatch_event("change")
     expect(status).to_have_text("not saved: refused (403). Reload the page.")
+
+
+def test_one_change_is_one_save(new_page, live_server, flow):
+    page = new_page()
+    sign_in(page, live_server, JUROR_A)
+    page.goto(f"{live_server.url}/jury/papers/{flow.code}/")
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if "/marks/" in r.url else None)
+    last = list(MARKS_A)[-1]
+    field = page.locator(f"input.points[data-criterion='{last}']")
+    field.fill("1")
+    field.press("Enter")  # saves in place on the last field...
+    expect(criterion_form(page, last).locator(".status")).to_have_text("saved")
+    field.press("Tab")  # ...and leaving it must not send the same values again
+    settle(page)
+    page.wait_for_timeout(300)
+    assert len(posts) == 1, posts
