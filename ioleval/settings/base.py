@@ -32,6 +32,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "ioleval.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -42,6 +43,14 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
 ]
+
+# Scripts and everything else from this site only; inline styles stay allowed (the
+# leaderboard's heat map, htmx's indicator style), inline scripts and eval do not.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';"
+    " img-src 'self' data:; font-src 'self'; object-src 'none'; base-uri 'none';"
+    " form-action 'self'; frame-ancestors 'none'"
+)
 
 ROOT_URLCONF = "ioleval.urls"
 WSGI_APPLICATION = "ioleval.wsgi.application"

@@ -103,17 +103,23 @@ def flow(db) -> Flow:
 def new_page(browser):
     """Open a page in a fresh browser context (one per user); closed at teardown."""
     contexts = []
+    refused: list[str] = []  # what the pages' Content-Security-Policy blocked
 
     def open_page():
         context = browser.new_context(viewport={"width": 1400, "height": 900})
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(15_000)
+        page.on(
+            "console",
+            lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,
+        )
         return page
 
     yield open_page
     for context in contexts:
         context.close()
+    assert not refused, refused
 
 
 def sign_in(page, live_server, username: str) -> None:

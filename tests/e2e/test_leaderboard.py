@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from .conftest import login
 
@@ -17,20 +18,16 @@ def test_organizer_switches_the_board(page, live_server, organizer, demo_competi
     raw_row = board.locator("tr", has_text="Frontier-C (raw text)")
 
     page.select_option("#id_stage", "parsed")  # htmx swaps the board in place
-    page.wait_for_function("document.querySelector('#board').innerText.includes('parsed answers')")
+    expect(board).to_contain_text("parsed answers")
     assert "stage=parsed" in page.url
     assert raw_row.locator("td").nth(3).inner_text() == "0.00"
 
     page.select_option("#id_stage", "extracted")
-    page.wait_for_function(
-        "document.querySelector('#board').innerText.includes('extracted answers')"
-    )
+    expect(board).to_contain_text("extracted answers")
     assert raw_row.locator("td").nth(3).inner_text() == "100.00"
 
     page.select_option("#id_metric", "sacrebleu")
-    page.wait_for_function(
-        "document.querySelector('#board').innerText.includes('metric sacrebleu')"
-    )
+    expect(board).to_contain_text("metric sacrebleu")
     # Each change replaces the query (it does not pile up) and the board (not nested in it).
     assert page.url.count("stage=") == 1 and page.url.count("metric=") == 1
     assert page.locator("#board").count() == 1

@@ -1,0 +1,49 @@
+"""The Content-Security-Policy, and pages that keep to it (no inline script or handler)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import reverse
+
+from grading.models import Assignment
+
+pytestmark = pytest.mark.django_db
+
+INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>", re.I)
+HANDLER = re.compile(r"<[^>]+\son[a-z]+\s*=", re.I)
+
+
+def test_every_page_sends_the_policy(client):
+    policy = client.get(reverse("login"))["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "object-src 'none'" in policy
+    assert "unsafe-eval" not in policy and "script-src 'self' 'unsafe-inline'" not in policy
+
+
+@pytest.mark.parametrize("username", ["juror1", "chair", "organizer"])
+def test_pages_have_no_inline_script_or_handler(client, username):
+    call_command("demo", stdout=open(os.devnull, "w"))
+    user = get_user_model().objects.get(username=username)
+    client.force_login(user)
+    urls = [reverse("grading:home")]
+    if username == "juror1":
+        code = Assignment.objects.filter(juror=user).values_list("paper__code", flat=True)[0]
+        urls.append(reverse("grading:grade", args=[code]))
+    if username == "chair":
+        urls.append(reverse("grading:sheet", args=["demo", 1]))
+    if username == "organizer":
+        urls = [
+            reverse("puzzles:leaderboard", args=["demo"]),
+            reverse("grading:jury", args=["demo"]),
+            reverse("grading:rubric", args=["demo", 1]),
+        ]
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        html = response.content.decode()
+        assert not INLINE_SCRIPT.search(html), url
+        assert not HANDLER.search(html), url
