@@ -68,6 +68,9 @@ def csv_rows(
                 )
             row: dict[str, str | None] = dict.fromkeys(header)
             row.update(zip(header, values, strict=False))  # a short row keeps None
+            nul = next((c for c, v in row.items() if v and "\x00" in v), None)
+            if nul is not None:  # no text column (PostgreSQL's least of all) takes it
+                raise ImportFailure("a NUL character", file=file, line=start, field=nul)
             absent = next((c for c in required if row[c] is None), None)
             if absent is not None:
                 raise ImportFailure("the row is too short", file=file, line=start, field=absent)

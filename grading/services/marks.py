@@ -53,7 +53,7 @@ def points_parse(value: object, *, criterion: Criterion, field: str = "points") 
             f"{criterion.code}: {shown} is not a multiple of {points_text(criterion.step)}",
             field=field,
         )
-    return points
+    return points.quantize(CENTS)  # as stored: 0E-20000 would overflow PostgreSQL's numeric
 
 
 def _problem_open(paper: Paper, *, lock: bool = False) -> None:
@@ -61,10 +61,12 @@ def _problem_open(paper: Paper, *, lock: bool = False) -> None:
 
     With lock, hold the problem's jury row (which problem_finalize locks) until the end of
     the transaction: a submit, revision or decision then waits for a finalization under
-    way and sees its outcome, instead of slipping in after the check.
+    way and sees its outcome, instead of slipping in after the check. The row is created
+    if need be (locking a row that does not exist yet would wait for nothing). Locks are
+    taken jury row first, then assignments or decisions, everywhere.
     """
     if lock:
-        jury = ProblemJury.objects.select_for_update().filter(problem_id=paper.problem_id).first()
+        jury = ProblemJury.objects.select_for_update().get_or_create(problem_id=paper.problem_id)[0]
     else:
         try:
             jury = paper.problem.jury
@@ -147,6 +149,8 @@ def mark_save_by_code(
     (plus its history row).
     Raises Assignment.DoesNotExist when the paper is not the juror's.
     """
+    if not 0 < criterion_id < 2**63:  # what a database integer holds (SQLite raises past it)
+        raise GradingError("not a criterion of this paper", field="criterion")
     with connection.cursor() as cursor:
         cursor.execute(_autosave_read_sql(), [criterion_id, code, juror.pk])
         row = cursor.fetchone()
@@ -213,10 +217,10 @@ def _mark_get_or_build(assignment: Assignment, criterion: Criterion) -> Mark:
 @transaction.atomic
 def assignment_submit(*, assignment: Assignment) -> Assignment:
     """Submit a paper: every criterion must be marked; the juror's marks then lock."""
+    _problem_open(assignment.paper, lock=True)  # the jury row first, then the assignment
     assignment = _locked(assignment)
     if assignment.is_submitted:
         raise GradingError("this paper is already submitted", field="submit")
-    _problem_open(assignment.paper, lock=True)
     rubric = rubric_current(assignment.paper.problem)
     if rubric is None:
         raise GradingError("this problem has no rubric yet", field="submit")
@@ -238,10 +242,10 @@ def mark_revise(
     *, assignment: Assignment, criterion: Criterion, points: object, reason: str
 ) -> Mark:
     """Change one's own submitted mark after discussion; the reason goes into the history."""
+    _problem_open(assignment.paper, lock=True)  # the jury row first, then the assignment
     assignment = _locked(assignment)
     if not assignment.is_submitted:
         raise GradingError("submit the paper first; drafts are edited directly", field="points")
-    _problem_open(assignment.paper, lock=True)
     _criterion_of(assignment.paper, criterion)
     if not reason.strip():
         raise GradingError("give a reason for the revision", field="reason")

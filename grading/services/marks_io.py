@@ -26,6 +26,7 @@ from .marks import points_parse
 from .papers import codes_taken, paper_code
 
 MARK_COLUMNS = ("system", "problem", "criterion", "juror", "points", "comment")
+EXPORT_STATUSES = ("submitted", "draft", "final", "provisional")  # marks_rows' status column
 
 
 @dataclass
@@ -73,17 +74,25 @@ def marks_import(
     required = ("system", "problem", "criterion", "points") + (() if final else ("juror",))
     optional = (("juror", "comment") if final else ("comment",)) + ("status",)
     wanted_status = "final" if final else "submitted"
-    finalized = set(
-        ProblemJury.objects.filter(
-            problem__competition=competition, finalized_at__isnull=False
-        ).values_list("problem_id", flat=True)
-    )
+    # The jury rows first, in problem order, as every jury write takes them: a chair who
+    # finalizes or decides meanwhile waits for the import (or the import for them).
+    juries = [
+        ProblemJury.objects.select_for_update().get_or_create(problem=problem)[0]
+        for _, problem in sorted(problems.items())
+    ]
+    finalized = {jury.problem_id for jury in juries if jury.finalized_at}
     now = timezone.now()
     touched_problems = set()
     first_line: dict[int, int] = {}  # assignment -> the first line that marks it
     for line, row in _rows(stream, file=file, required=required, optional=optional):
         where = {"file": file, "line": line}
-        status = (row.get("status") or "").strip()
+        status = (row.get("status") or "").strip().lower()
+        if status and status not in EXPORT_STATUSES:
+            raise GradingError(
+                f"status {status!r} is none of {', '.join(EXPORT_STATUSES)} (or blank)",
+                **where,
+                field="status",
+            )
         if status and status != wanted_status:
             result.skipped[status] = result.skipped.get(status, 0) + 1
             continue
@@ -147,7 +156,13 @@ def marks_import(
         mark.save()
         result.marks += 1
     if not seen:
-        raise GradingError("no rows after the header", file=file, line=2)
+        left_out = ", ".join(f"{n} {status}" for status, n in sorted(result.skipped.items()))
+        message = (
+            f"no {wanted_status} rows to import (left out: {left_out})"
+            if left_out
+            else "no rows after the header"
+        )
+        raise GradingError(message, file=file, line=2)
     _submitted_whole(first_line, criteria, file=file)
     if final:
         result.finalized = _finalize_covered(touched_problems, criteria, papers, now)

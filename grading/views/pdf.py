@@ -52,7 +52,7 @@ def packet_download(request: HttpRequest, problem_id: int) -> HttpResponse:
 
 
 def _batch_dir(task_id: str) -> Path:
-    if not _TASK_ID.match(task_id):
+    if not _TASK_ID.fullmatch(task_id):
         raise Http404
     return Path(settings.MEDIA_ROOT) / "papers" / task_id
 
@@ -91,12 +91,7 @@ def batch_start(request: HttpRequest, slug: str) -> HttpResponse:
 def batch_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
     competition = competition_get(slug)
     directory = _batch_dir(task_id)
-    try:
-        manifest = json.loads((directory / MANIFEST).read_text())
-    except FileNotFoundError:
-        raise Http404("no such batch") from None
-    if manifest["competition"] != competition.pk:
-        raise Http404("no such batch")
+    manifest = _manifest(directory, competition)
     done = len(list(directory.glob("*.pdf")))
     failed = False
     if celery_app.conf.result_backend:  # without one (tasks run in-process) no task state
@@ -119,11 +114,22 @@ def batch_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
     return response
 
 
+def _manifest(directory: Path, competition) -> dict:
+    """Return the batch's manifest, or 404 when there is none for this competition."""
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text())
+    except FileNotFoundError:
+        raise Http404("no such batch") from None
+    if manifest["competition"] != competition.pk:
+        raise Http404("no such batch")
+    return manifest
+
+
 @require_GET
 @role_required(ORGANIZER)
 def batch_zip(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
-    competition_get(slug)
     directory = _batch_dir(task_id)
+    _manifest(directory, competition_get(slug))
     files = sorted(directory.glob("*.pdf")) if directory.is_dir() else []
     if not files:
         raise Http404("no papers rendered under this batch")

@@ -53,12 +53,11 @@
     form.dataset.sent = sent;
     show(status, "saving…", "pending");
   });
-  function forget(event) {  // a failed save may be sent again as it is
+  // A save that was not stored (refused, failed, timed out) may be sent again as it is.
+  document.body.addEventListener("htmx:afterRequest", function (event) {
     const status = statusOf(event);
-    if (status) delete status.closest("form.criterion").dataset.sent;
-  }
-  document.body.addEventListener("htmx:responseError", forget);
-  document.body.addEventListener("htmx:sendError", forget);
+    if (status && !event.detail.successful) delete status.closest("form.criterion").dataset.sent;
+  });
   document.body.addEventListener("htmx:responseError", function (event) {
     const status = statusOf(event);
     if (!status) return;
@@ -70,7 +69,7 @@
       const login = rubric ? rubric.dataset.loginUrl : "/login/";
       link.href = login + "?next=" + encodeURIComponent(location.pathname);
       link.target = "_blank";
-      link.textContent = "Log in (new tab), then change the value again.";
+      link.textContent = "Log in (new tab), then save again here.";
       status.appendChild(link);
     } else if (code === 403) {
       show(status, "not saved: refused (403). Reload the page.", "error");

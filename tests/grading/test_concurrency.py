@@ -175,13 +175,16 @@ def test_a_revision_waits_for_a_finalization_under_way_and_is_refused():
         .first()
     )
     mark = Mark.objects.filter(assignment=assignment).select_related("criterion").first()
-    ProblemJury.objects.get_or_create(problem=assignment.paper.problem)
+    # No jury row yet (as in the demo): the finalization creates it, as problem_finalize does.
+    ProblemJury.objects.filter(problem=assignment.paper.problem).delete()
     locked, release = threading.Event(), threading.Event()
     outcome: list[str] = []
 
     def finalize():
         with transaction.atomic():
-            jury = ProblemJury.objects.select_for_update().get(problem=assignment.paper.problem)
+            jury = ProblemJury.objects.select_for_update().get_or_create(
+                problem=assignment.paper.problem
+            )[0]
             locked.set()
             release.wait(10)
             jury.finalized_at = timezone.now()

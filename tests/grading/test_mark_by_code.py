@@ -101,3 +101,19 @@ def test_submitted_papers_and_finalized_problems_are_refused(draft):
     with pytest.raises(GradingError, match="is submitted"):
         mark_save_by_code(**save)
     assert not Mark.objects.filter(assignment=draft, criterion=criterion).exists()
+
+
+def test_points_are_stored_as_written_to_cents(draft):
+    criterion = _first_criterion(draft)
+    save = dict(juror=draft.juror, code=draft.paper.code, criterion_id=criterion.pk)
+    mark = mark_save_by_code(**save, points="0E-20000")  # zero, at a scale no column holds
+    assert mark.points == Decimal("0.00") and mark.points.as_tuple().exponent == -2
+    assert Mark.objects.get(pk=mark.pk).points == 0
+
+
+@pytest.mark.parametrize("criterion_id", [0, 2**63, 10**30])
+def test_criterion_ids_no_database_holds_are_refused(draft, criterion_id):
+    with pytest.raises(GradingError, match="not a criterion of this paper"):
+        mark_save_by_code(
+            juror=draft.juror, code=draft.paper.code, criterion_id=criterion_id, points="0"
+        )

@@ -302,6 +302,20 @@ def test_final_import_does_not_overwrite_a_finalized_chairs_decision(competition
     assert state() == before
 
 
+def test_unknown_statuses_and_nul_characters_are_refused(competition):
+    before = state()
+    header = "system,problem,criterion,juror,points,comment,status\n"
+    with pytest.raises(GradingError) as caught:
+        run(competition, header + "Alpha,2,2a,bob,1,,submited\n")
+    assert (caught.value.line, caught.value.field) == (2, "status")
+    with pytest.raises(GradingError) as caught:
+        run(competition, header + "Alpha,2,2a,bob,1,a\x00b,submitted\n")
+    assert (caught.value.line, caught.value.field) == (2, "comment")
+    with pytest.raises(GradingError, match=r"no submitted rows to import \(left out: 1 draft\)"):
+        run(competition, header + "Alpha,2,2a,bob,1,,Draft\n")
+    assert state() == before
+
+
 def test_an_import_without_a_comment_column_keeps_the_comments(competition):
     run(competition, GOOD)
     run(competition, "system,problem,criterion,juror,points\nAlpha,1,1a,alice,2\n")

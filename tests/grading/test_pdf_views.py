@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from grading.models import Assignment, Paper
+from tests.puzzles.factories import CompetitionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -70,6 +71,9 @@ def test_organizer_renders_the_batch_and_downloads_a_zip(client, jury, tmp_path)
     codes = {f"{code}.pdf" for code in Paper.objects.values_list("code", flat=True)}
     assert set(names) == codes
     assert client.get("/c/demo/jury/pdf/..%2F..%2Fetc/papers.zip").status_code == 404
+    CompetitionFactory(slug="other")  # a batch is reached under its own competition only
+    assert client.get(reverse("grading:pdf_batch_zip", args=["other", task_id])).status_code == 404
+    assert client.get(f"/c/demo/jury/pdf/{task_id}%0A/papers.zip").status_code == 404
     assert client.get(reverse("grading:pdf_batch_zip", args=["demo", "f" * 32])).status_code == 404
 
 
