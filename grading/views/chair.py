@@ -128,6 +128,7 @@ def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
         ).select_related("author"),
         "is_chair": is_chair,
         "may_comment": (own is not None or is_chair) and not finalized,
+        "still_grading": paper.assignments.filter(submitted_at__isnull=True).count(),
         "finalized": finalized,
         "history": _with_old_values(history),
         "decision_history": _decisions_with_old_values(resolution)

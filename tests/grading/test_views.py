@@ -296,6 +296,10 @@ def test_the_chairs_thread_shows_the_paper_and_each_decision_with_its_old_value(
     assert "The paper's answers" in body and answer in body
     assert paper.system.name not in body
     assert 'href="/jury/papers/' not in body  # no "back to the paper": not the chair's
+    assert "still grading this paper" not in body
+    Assignment.objects.create(paper=paper, juror=get_user_model().objects.get(username="juror4"))
+    body = chair.get(reverse("grading:thread", args=[paper.code, criterion.pk])).content.decode()
+    assert "1 juror still grading this paper" in body
 
 
 def test_after_submitting_the_grading_page_shows_the_other_marks_per_criterion(client, jury):
