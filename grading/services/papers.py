@@ -118,6 +118,8 @@ def problem_jurors_remove(*, problem: Problem, usernames: list[str]) -> int:
             field="jurors",
         )
     papers = Assignment.objects.filter(paper__problem=problem, juror__username__in=usernames)
+    # Lock them as an autosave does: a save under way finishes first, and its mark counts.
+    list(papers.select_for_update(of=("self",)).values_list("pk", flat=True))
     graded = sorted(
         set(
             papers.filter(Q(submitted_at__isnull=False) | Q(marks__isnull=False)).values_list(
