@@ -14,12 +14,34 @@ from ..errors import GradingError
 from ..models import ProblemJury
 
 
-def problem_ensure_open(problem: Problem, *, field: str) -> None:
-    """Refuse a change to a finalized problem: its results stand until the chair reopens it."""
-    if ProblemJury.objects.filter(problem=problem, finalized_at__isnull=False).exists():
-        raise GradingError(
-            f"problem {problem.number} is finalized; the chair must reopen it first", field=field
-        )
+def finalized_error(
+    number: int, *, field: str = "problem", file: str = "", line: int | None = None
+) -> GradingError:
+    """Return the error every change to a finalized problem gets."""
+    return GradingError(
+        f"problem {number} is finalized; the chair must reopen it first",
+        file=file,
+        line=line,
+        field=field,
+    )
+
+
+def problem_ensure_open(problem: Problem, *, field: str = "problem", lock: bool = False) -> None:
+    """Refuse a change to a finalized problem: its results stand until the chair reopens it.
+
+    With lock, hold the problem's jury row (which problem_finalize locks) until the end of
+    the transaction: a submit, revision or decision then waits for a finalization under
+    way and sees its outcome, instead of slipping in after the check. The row is created
+    if need be (locking a row that does not exist yet would wait for nothing). Locks are
+    taken jury row first, then assignments or decisions, everywhere.
+    """
+    if lock:
+        jury = ProblemJury.objects.select_for_update().get_or_create(problem=problem)[0]
+        finalized = jury.finalized_at is not None
+    else:
+        finalized = ProblemJury.objects.filter(problem=problem, finalized_at__isnull=False).exists()
+    if finalized:
+        raise finalized_error(problem.number, field=field)
 
 
 @transaction.atomic

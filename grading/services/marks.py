@@ -24,6 +24,7 @@ from ..models import (
 )
 from ..selectors import rubric_current
 from ..text import points_text
+from .consensus import finalized_error, problem_ensure_open
 
 CENTS = Decimal("0.01")  # the decimal places of a stored mark
 
@@ -54,26 +55,6 @@ def points_parse(value: object, *, criterion: Criterion, field: str = "points") 
             field=field,
         )
     return points.quantize(CENTS)  # as stored: 0E-20000 would overflow PostgreSQL's numeric
-
-
-def _problem_open(paper: Paper, *, lock: bool = False) -> None:
-    """Refuse when the paper's problem is finalized.
-
-    With lock, hold the problem's jury row (which problem_finalize locks) until the end of
-    the transaction: a submit, revision or decision then waits for a finalization under
-    way and sees its outcome, instead of slipping in after the check. The row is created
-    if need be (locking a row that does not exist yet would wait for nothing). Locks are
-    taken jury row first, then assignments or decisions, everywhere.
-    """
-    if lock:
-        jury = ProblemJury.objects.select_for_update().get_or_create(problem_id=paper.problem_id)[0]
-    else:
-        try:
-            jury = paper.problem.jury
-        except ProblemJury.DoesNotExist:
-            jury = None
-    if jury is not None and jury.finalized_at:
-        raise GradingError(f"problem {paper.problem.number} is finalized", field="problem")
 
 
 def _criterion_of(paper: Paper, criterion: Criterion) -> None:
@@ -169,7 +150,7 @@ def mark_save_by_code(
             "this paper is submitted; change a mark through its discussion thread", field="points"
         )
     if finalized_at is not None:
-        raise GradingError(f"problem {number} is finalized", field="problem")
+        raise finalized_error(number)
     if c_id is None:
         raise GradingError("not a criterion of this paper", field="criterion")
     decimal = Criterion._meta.get_field("maximum").to_python  # SQLite returns floats
@@ -194,7 +175,7 @@ def _draft_save(
         raise GradingError(
             "this paper is submitted; change a mark through its discussion thread", field="points"
         )
-    _problem_open(assignment.paper)
+    problem_ensure_open(assignment.paper.problem)
     value = points_parse(points, criterion=criterion)
     # Under the assignment's lock no one else writes this mark: get it or build it, and
     # write once (one history row per save).
@@ -217,7 +198,9 @@ def _mark_get_or_build(assignment: Assignment, criterion: Criterion) -> Mark:
 @transaction.atomic
 def assignment_submit(*, assignment: Assignment) -> Assignment:
     """Submit a paper: every criterion must be marked; the juror's marks then lock."""
-    _problem_open(assignment.paper, lock=True)  # the jury row first, then the assignment
+    problem_ensure_open(
+        assignment.paper.problem, lock=True
+    )  # the jury row first, then the assignment
     assignment = _locked(assignment)
     if assignment.is_submitted:
         raise GradingError("this paper is already submitted", field="submit")
@@ -242,7 +225,9 @@ def mark_revise(
     *, assignment: Assignment, criterion: Criterion, points: object, reason: str
 ) -> Mark:
     """Change one's own submitted mark after discussion; the reason goes into the history."""
-    _problem_open(assignment.paper, lock=True)  # the jury row first, then the assignment
+    problem_ensure_open(
+        assignment.paper.problem, lock=True
+    )  # the jury row first, then the assignment
     assignment = _locked(assignment)
     if not assignment.is_submitted:
         raise GradingError("submit the paper first; drafts are edited directly", field="points")
@@ -267,7 +252,7 @@ def criterion_decide(
     """Set the agreed mark of a criterion of a paper as the chair's decision."""
     if not has_role(chair, CHAIR):
         raise GradingError("only the chair decides", field="points")
-    _problem_open(paper, lock=True)
+    problem_ensure_open(paper.problem, lock=True)
     _criterion_of(paper, criterion)
     if not reason.strip():
         raise GradingError("give a reason for the decision", field="reason")
@@ -299,7 +284,7 @@ def criterion_decide(
 
 def comment_post(*, paper: Paper, criterion: Criterion, author, text: str) -> DiscussionComment:
     """Post to the thread of a criterion of a paper."""
-    _problem_open(paper)
+    problem_ensure_open(paper.problem)
     _criterion_of(paper, criterion)
     if not text.strip():
         raise GradingError("the comment is empty", field="text")
@@ -311,7 +296,7 @@ def comment_post(*, paper: Paper, criterion: Criterion, author, text: str) -> Di
 @transaction.atomic
 def tags_set(*, assignment: Assignment, tag_ids: list[int]) -> list[ObservationTag]:
     """Replace the observation tags a juror gave a paper (they stay open after submitting)."""
-    _problem_open(assignment.paper)
+    problem_ensure_open(assignment.paper.problem)
     competition_id = assignment.paper.problem.competition_id
     tags = list(ObservationTag.objects.filter(competition_id=competition_id, pk__in=tag_ids))
     if len(tags) != len(set(tag_ids)):

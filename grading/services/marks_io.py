@@ -22,6 +22,7 @@ from puzzles.tabular import csv_rows
 from ..errors import GradingError
 from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
 from ..selectors import current_rubrics
+from .consensus import finalized_error
 from .marks import points_parse
 from .papers import codes_taken, paper_code
 
@@ -101,11 +102,7 @@ def marks_import(
         )
         juror_name = (row.get("juror") or "").strip()
         if problem.pk in finalized:
-            raise GradingError(
-                f"problem {problem.number} is finalized; the chair must reopen it first",
-                **where,
-                field="problem",
-            )
+            raise finalized_error(problem.number, **where)
         key = (system.pk, problem.pk, criterion.pk, "" if final else juror_name)
         if key in seen:
             raise GradingError(

@@ -204,5 +204,7 @@ def test_a_revision_waits_for_a_finalization_under_way_and_is_refused():
         release.set()
 
     _run_concurrently([finalize, revise, releaser])
-    assert outcome == [f"problem {assignment.paper.problem.number} is finalized"]
+    assert outcome == [
+        f"problem {assignment.paper.problem.number} is finalized; the chair must reopen it first"
+    ]
     assert Mark.objects.get(pk=mark.pk).points == mark.points
