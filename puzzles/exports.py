@@ -1,11 +1,8 @@
-"""Leaderboard tables as CSV and XLSX files."""
+"""Leaderboard tables as CSV and XLSX files (text cells neutralized: ioleval.spreadsheet)."""
 
 from __future__ import annotations
 
-import csv
-import io
-
-from openpyxl import Workbook
+from ioleval.spreadsheet import csv_text, xlsx_bytes
 
 from .leaderboard import BOARD_COLUMNS, BoardRow
 
@@ -21,24 +18,9 @@ def board_table(rows: list[BoardRow], task_ids: list[str]) -> tuple[list[str], l
 
 def board_csv(rows: list[BoardRow], task_ids: list[str]) -> str:
     """Render the board as CSV text."""
-    header, body = board_table(rows, task_ids)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(header)
-    writer.writerows(body)
-    return buffer.getvalue()
+    return csv_text(*board_table(rows, task_ids))
 
 
 def board_xlsx(rows: list[BoardRow], task_ids: list[str], *, title: str = "leaderboard") -> bytes:
     """Render the board as an XLSX workbook."""
-    header, body = board_table(rows, task_ids)
-    workbook = Workbook()
-    sheet = workbook.active
-    sheet.title = title[:31]
-    sheet.append(header)
-    for row in body:
-        sheet.append(row)
-    sheet.freeze_panes = "B2"
-    buffer = io.BytesIO()
-    workbook.save(buffer)
-    return buffer.getvalue()
+    return xlsx_bytes(*board_table(rows, task_ids), title=title, freeze_panes="B2")

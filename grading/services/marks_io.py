@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -12,9 +10,9 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
-from openpyxl import Workbook
 
 from ioleval.roles import JUROR
+from ioleval.spreadsheet import csv_cell_read, csv_text, xlsx_bytes
 from puzzles.errors import ImportFailure
 from puzzles.models import Competition, System
 from puzzles.tabular import csv_rows
@@ -211,9 +209,14 @@ def _submitted_whole(first_line: dict[int, int], criteria: dict, *, file: str) -
 
 
 def _rows(stream: TextIO, **kwargs):
-    """Read the CSV, reporting reader errors as GradingError like every other row error."""
+    """Read the CSV, reporting reader errors as GradingError like every other row error.
+
+    Cells that an export neutralized (a `'` before a formula's first character) are read
+    back as the text that was exported.
+    """
     try:
-        yield from csv_rows(stream, **kwargs)
+        for line, row in csv_rows(stream, **kwargs):
+            yield line, {k: v if v is None else csv_cell_read(v) for k, v in row.items()}
     except GradingError:
         raise
     except ImportFailure as exc:
@@ -331,24 +334,12 @@ def marks_rows(competition: Competition) -> tuple[list[str], list[list]]:
 
 
 def marks_csv(competition: Competition) -> str:
-    """Render all marks as CSV."""
-    header, rows = marks_rows(competition)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()
+    """Render all marks as CSV (text that a spreadsheet would run is neutralized)."""
+    return csv_text(*marks_rows(competition))
 
 
 def marks_xlsx(competition: Competition) -> bytes:
-    """Render all marks as an XLSX workbook."""
+    """Render all marks as an XLSX workbook (text is stored as text, never as a formula)."""
     header, rows = marks_rows(competition)
-    workbook = Workbook()
-    sheet = workbook.active
-    sheet.title = "marks"
-    sheet.append(header)
-    for row in rows:
-        sheet.append([float(v) if hasattr(v, "as_tuple") else v for v in row])
-    buffer = io.BytesIO()
-    workbook.save(buffer)
-    return buffer.getvalue()
+    rows = [[float(v) if hasattr(v, "as_tuple") else v for v in row] for row in rows]
+    return xlsx_bytes(header, rows, title="marks")

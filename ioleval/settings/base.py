@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -25,6 +26,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "simple_history",
+    "axes",
     "ioleval.apps.IolevalConfig",
     "puzzles",
     "grading",
@@ -42,6 +44,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last: turns a login refused for too many failures into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 # Scripts and everything else from this site only; inline styles stay allowed (the
@@ -96,6 +100,34 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env("DJANGO_STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 MEDIA_ROOT = Path(env("DJANGO_MEDIA_ROOT", default=str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
+
+# Failed logins (django-axes, see ioleval/login_throttle.py): an account is locked after
+# LOGIN_ACCOUNT_FAILURE_LIMIT failures from anywhere, an address after
+# LOGIN_ADDRESS_FAILURE_LIMIT failures across accounts, until LOGIN_COOLOFF has passed since
+# the last one or an organizer unlocks it (manage.py axes_reset_username NAME).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses locked logins before any check
+    "django.contrib.auth.backends.ModelBackend",
+]
+LOGIN_ACCOUNT_FAILURE_LIMIT = env.int("DJANGO_LOGIN_FAILURE_LIMIT", default=5)
+LOGIN_ADDRESS_FAILURE_LIMIT = env.int("DJANGO_LOGIN_ADDRESS_FAILURE_LIMIT", default=30)
+LOGIN_COOLOFF = timedelta(minutes=env.int("DJANGO_LOGIN_COOLOFF_MINUTES", default=15))
+# Reverse proxies in front of the app that append to X-Forwarded-For (0: none, trust
+# REMOTE_ADDR only); the client address is that many entries from the right.
+LOGIN_PROXY_COUNT = env.int("DJANGO_PROXY_COUNT", default=0)
+AXES_HANDLER = "ioleval.login_throttle.AccountOrAddressHandler"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_FAILURE_LIMIT = LOGIN_ACCOUNT_FAILURE_LIMIT
+AXES_COOLOFF_TIME = LOGIN_COOLOFF
+# A success does not wipe failures: axes would wipe every failure from the address, those
+# against other accounts included, so one valid login would reset a guesser's count.
+AXES_RESET_ON_SUCCESS = False
+# Attempts while locked are refused but not counted: the lock ends LOGIN_COOLOFF after it began.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_CLIENT_IP_CALLABLE = "ioleval.login_throttle.client_address"
+AXES_LOCKOUT_CALLABLE = "ioleval.login_throttle.lockout_response"
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_VERBOSE = False  # no start-up banner in every manage.py command's output
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

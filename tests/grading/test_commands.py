@@ -291,7 +291,7 @@ def test_import_and_export_marks(competition, rubric_file, jurors, tmp_path):
 def test_export_marks_csv_to_a_file(competition, tmp_path):
     out_file = tmp_path / "marks.csv"
     assert run("export_marks", SLUG, "--format", "csv", "--out", str(out_file)) == ""
-    assert out_file.read_text(encoding="utf-8").startswith("system,problem,criterion,juror")
+    assert out_file.read_text(encoding="utf-8").startswith('"system","problem","criterion"')
 
 
 def test_import_marks_final(competition, rubric_file, tmp_path):

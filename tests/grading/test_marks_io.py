@@ -420,7 +420,7 @@ def test_marks_xlsx_holds_the_same_rows(graded):
 
 def test_export_of_an_empty_competition_is_a_header(competition):
     assert marks_csv(competition).splitlines() == [
-        "system,problem,criterion,juror,points,comment,paper,status,submitted_at"
+        '"system","problem","criterion","juror","points","comment","paper","status","submitted_at"'
     ]
     workbook = openpyxl.load_workbook(io.BytesIO(marks_xlsx(competition)))
     assert workbook.active.max_row == 1
@@ -482,7 +482,7 @@ def test_juror_names_that_cannot_be_accounts_are_refused(competition, juror, wor
 def test_an_export_imports_back_its_submitted_marks_or_its_final_marks(graded):
     competition = graded
     exported = marks_csv(competition)
-    assert ",draft," in exported and ",provisional," in exported
+    assert ',"draft",' in exported and ',"provisional",' in exported
     before = sorted(Mark.objects.values_list("assignment_id", "criterion_id", "points"))
     result = run(competition, exported)
     assert result.skipped == {"draft": 1, "provisional": 2}

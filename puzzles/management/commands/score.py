@@ -1,8 +1,8 @@
-import csv
 import json
 
 from django.core.management.base import BaseCommand
 
+from ioleval.spreadsheet import csv_text
 from puzzles.metrics import METRICS
 from puzzles.selectors import STAGES, leaderboard
 
@@ -42,6 +42,5 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(records, indent=2, ensure_ascii=False))
             return
         columns = list(records[0]) if records else list(COLUMNS)
-        writer = csv.DictWriter(self.stdout, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(records)
+        rows = [[r[c] for c in columns] for r in records]
+        self.stdout.write(csv_text(columns, rows, lineterminator="\n"), ending="")

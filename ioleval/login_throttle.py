@@ -1,0 +1,148 @@
+"""Throttling of failed logins with django-axes: per account and per address, each its own limit.
+
+An account is locked after LOGIN_ACCOUNT_FAILURE_LIMIT failed logins from anywhere (password
+guessing), an address after LOGIN_ADDRESS_FAILURE_LIMIT failed logins across accounts
+(password spraying); the address limit is higher because a jury room often shares one address.
+Failures count for LOGIN_COOLOFF after the last one; an organizer unlocks an account or an
+address on the "Locked logins" page or with the axes_reset_username / axes_reset_ip commands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from math import ceil
+
+from axes.attempts import get_cool_off_threshold
+from axes.handlers.database import AxesDatabaseHandler
+from axes.helpers import get_client_username
+from axes.models import AccessAttempt
+from axes.utils import reset as axes_reset
+from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
+from django.db.models import Max, QuerySet, Sum
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+
+
+class AccountOrAddressHandler(AxesDatabaseHandler):
+    """Record failures in the database (as axes does); lock by account or by address."""
+
+    def get_failures(self, request: HttpRequest, credentials: dict | None = None) -> int:
+        """Return the account's recent failures, or the account limit once the address is over its own.
+
+        axes compares this figure with AXES_FAILURE_LIMIT, the account limit.
+        """
+        recent = AccessAttempt.objects.filter(attempt_time__gte=get_cool_off_threshold(request))
+        username = get_client_username(request, credentials)
+        account = _failures(recent.filter(username=username)) if username else 0
+        address = _failures(recent.filter(ip_address=request.axes_ip_address))
+        if address >= settings.LOGIN_ADDRESS_FAILURE_LIMIT:
+            return max(account, settings.AXES_FAILURE_LIMIT)
+        return account
+
+
+def _failures(attempts: QuerySet) -> int:
+    return attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+
+
+def client_address(request: HttpRequest) -> str | None:
+    """Return the client's address: REMOTE_ADDR, or the one the trusted proxies saw.
+
+    Behind LOGIN_PROXY_COUNT reverse proxies that each append the address they were called
+    from to X-Forwarded-For, the client is that many entries from the right; entries further
+    left were written by the client and are not trusted.
+    """
+    proxies = settings.LOGIN_PROXY_COUNT
+    if proxies:
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+        hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
+        if len(hops) >= proxies:
+            return hops[-proxies]
+    return request.META.get("REMOTE_ADDR")
+
+
+def cooloff_minutes() -> int:
+    return ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60)
+
+
+def lockout_message() -> str:
+    minutes = cooloff_minutes()
+    return (
+        "Too many failed logins for this account or address; try again in"
+        f" {minutes} minute{'s' if minutes != 1 else ''}, or ask an organizer to unlock it."
+    )
+
+
+def lockout_response(
+    request: HttpRequest, original_response: HttpResponse | None, credentials: dict | None
+) -> HttpResponse:
+    """Render the login page with the lockout message, as 429 Too Many Requests."""
+    form = AuthenticationForm(
+        request, initial={"username": get_client_username(request, credentials) or ""}
+    )
+    context = {
+        "form": form,
+        "next": request.POST.get("next", request.GET.get("next", "")),
+        "lockout": lockout_message(),
+    }
+    return render(request, "registration/login.html", context, status=429)
+
+
+@dataclass(frozen=True)
+class LoginLock:
+    kind: str  # "account" or "address"
+    key: str  # the username or the address
+    failures: int
+    until: datetime  # at the latest
+
+
+@dataclass(frozen=True)
+class LockedLoginsPage:
+    locks: list[LoginLock]
+    account_limit: int
+    address_limit: int
+    cooloff_minutes: int
+
+
+def locked_logins_page() -> LockedLoginsPage:
+    """Return the organizers' page of locked logins: the locks and the rules."""
+    return LockedLoginsPage(
+        locks=login_locks(),
+        account_limit=settings.AXES_FAILURE_LIMIT,
+        address_limit=settings.LOGIN_ADDRESS_FAILURE_LIMIT,
+        cooloff_minutes=cooloff_minutes(),
+    )
+
+
+def login_locks() -> list[LoginLock]:
+    """Return the accounts and addresses locked now, accounts first, each sorted by name."""
+    since = timezone.now() - settings.AXES_COOLOFF_TIME
+    recent = AccessAttempt.objects.filter(attempt_time__gte=since)
+    locks = []
+    for kind, column, limit in (
+        ("account", "username", settings.AXES_FAILURE_LIMIT),
+        ("address", "ip_address", settings.LOGIN_ADDRESS_FAILURE_LIMIT),
+    ):
+        rows = (
+            recent.exclude(**{f"{column}__isnull": True})
+            .values(column)
+            .annotate(failures=Sum("failures_since_start"), last=Max("attempt_time"))
+            .filter(failures__gte=limit)
+            .order_by(column)
+        )
+        locks += [
+            LoginLock(kind, row[column], row["failures"], row["last"] + settings.AXES_COOLOFF_TIME)
+            for row in rows
+        ]
+    return locks
+
+
+def login_unlock(*, kind: str, key: str) -> int:
+    """Forget the failed logins of an account or an address; return how many records went."""
+    if kind == "account":
+        return axes_reset(username=key)
+    if kind == "address":
+        return axes_reset(ip=key)
+    raise ValueError(f"kind must be account or address, not {kind!r}")
