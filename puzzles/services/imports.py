@@ -196,18 +196,18 @@ def _submission_tasks(
     for line, task_id in ids:
         key = _id_key(task_id)
         same = lines_by_key[key]
-        others = [other for other in same if other != line]
-        last = (
-            f"; it scored only the last of the rows with that id (line {same[-1]})"
-            if others
-            else ""
-        )
         if task_id not in tasks and key in by_key:
             task = by_key[key]
+            did = (
+                f"scored this row for task {task.external_id}"
+                if len(same) == 1
+                else f"took this row for task {task.external_id} and, of the rows for it"
+                f" (lines {', '.join(map(str, same))}), scored only the last (line {same[-1]})"
+            )
             raise ImportFailure(
                 f"id {task_id!r} is task {task.external_id} written with other leading zeros:"
-                f" the competition compared ids without leading zeros and scored this row for"
-                f" task {task.external_id}{last}; write the id as {task.external_id}",
+                f" the competition compared ids without leading zeros and {did};"
+                f" write the id as {task.external_id}",
                 file=file,
                 line=line,
                 field="id",

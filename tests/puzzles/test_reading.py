@@ -19,9 +19,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from django.contrib.messages import get_messages
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import transaction
+from django.urls import reverse
 
 from puzzles.metrics import parse_prediction
 from puzzles.models import Competition, Output
@@ -177,8 +180,9 @@ def test_leading_zeros_are_refused_saying_the_competition_matched_them(small, tm
 
 def test_leading_zeros_beside_the_plain_id_say_which_row_counted(small, tmp_path):
     message = _refusal(tmp_path, f"id,pred\n00{T1},dog\n{T2},tree\n{T1},cat\n")
-    assert f"scored this row for task {T1}; it scored only the last" in message
-    assert "(line 4)" in message
+    assert f"took this row for task {T1} and, of the rows for it (lines 2, 4)," in message
+    assert "scored only the last (line 4)" in message
+    assert "line 2, field 'id'" in message
 
 
 def test_a_duplicate_id_is_refused_saying_the_last_row_counted(small, tmp_path):
@@ -200,6 +204,47 @@ def test_what_the_messages_say_is_what_pandas_does(small, tmp_path):
     path.write_text(f"id,pred\n0{T1},first\n{T2},tree\n{T1},last\n 99,x\nNA,y\n")
     preds, _ = ref.read_submission(path)
     assert preds == {T1: "last", T2: "tree", "99": "x", "0": "y"}  # 99 and NA: no task
+
+
+def test_a_bare_cr_file_is_read_as_written_where_pandas_shifts_a_row(small, tmp_path):
+    # The one difference kept on purpose (README, "How outputs are read"): with bare-CR line
+    # ends, pandas' C tokenizer drops the empty first field of a row after a blank line.
+    text = f"explanation,id,pred\r,{T1},dog\r\r,{T2},tree\r"
+    path = tmp_path / "cr.csv"
+    path.write_bytes(text.encode())
+    preds, _ = ref.read_submission(path)
+    assert preds == {T1: "dog", "tree": ""}  # the competition lost the row for T2
+    _import(tmp_path, text)
+    assert {t: o.raw_text for t, o in _outputs().items()} == {T1: "dog", T2: "tree"}
+
+
+def test_the_upload_page_reads_as_the_command_does(organizer_client, small):
+    content = f"\ufeffid,pred,explanation\r\n{T1}, 1. dog\r\n{T2},N/A,None\r\n"
+    upload = SimpleUploadedFile("sub.csv", content.encode("utf-8"), content_type="text/csv")
+    response = organizer_client.post(
+        reverse("puzzles:import_outputs", args=[SLUG]), {"system": "Paged", "file": upload}
+    )
+    assert response.status_code == 302
+    outputs = _outputs("Paged")
+    assert outputs[T1].parsed_items == ["dog", ""]
+    assert (outputs[T2].raw_text, outputs[T2].explanation) == ("", "")
+    shown = [str(m) for m in get_messages(response.wsgi_request)]
+    assert any("2 cell(s) read as empty" in m and "'N/A' (line 3, pred)" in m for m in shown)
+
+
+def test_the_upload_page_refuses_a_duplicate_saying_what_the_competition_did(
+    organizer_client, small
+):
+    content = f"id,pred\n{T1},dog\n{T1},cat\n"
+    upload = SimpleUploadedFile("dup.csv", content.encode("utf-8"), content_type="text/csv")
+    response = organizer_client.post(
+        reverse("puzzles:import_outputs", args=[SLUG]), {"system": "Paged", "file": upload}
+    )
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "dup.csv, line 3, field &#x27;id&#x27;" in body
+    assert "the competition scored only the last row with this id (line 3)" in body
+    assert not Output.objects.exists()
 
 
 # --- parity on perturbed submissions -------------------------------------------------------
