@@ -77,15 +77,17 @@ def parse(pred: str | None, n: int) -> list[str]:
     """Split a prediction string into exactly n items."""
     items: list[str] = []
     if pred is not None and pred.strip():
+        # The stripped string is both the JSON candidate and the text split into lines.
+        text = pred.strip()
         try:
-            value = json.loads(pred.strip())
+            value = json.loads(text)
         except (ValueError, RecursionError):
             value = None
         if isinstance(value, list):
             for element in value:
                 items.append("" if element is None else str(element).strip())
         else:
-            for line in pred.split("\n"):
+            for line in text.split("\n"):
                 line = re.sub(r"^\d+[.)]\s*", "", line).strip()
                 if line != "":
                     items.append(line)

@@ -58,7 +58,12 @@ class ParsedPrediction:
 
 
 def parse_prediction(text: str | None, n_items: int) -> ParsedPrediction:
-    """Split a submitted prediction string into n items as the competition did."""
+    """Split a submitted prediction string into n items as the competition did.
+
+    The whole string is stripped first, and that stripped string is both what is tried as
+    JSON and what is split into lines: whitespace before the first numbered line does not
+    keep its number, while an indented later line keeps it (` 2. b` -> `2. b`).
+    """
     if text is None or not text.strip():
         return ParsedPrediction([""] * n_items, 0, False, True)
     stripped = text.strip()
@@ -73,7 +78,7 @@ def parse_prediction(text: str | None, n_items: int) -> ParsedPrediction:
     else:
         clean = False
         items = []
-        for line in text.split("\n"):
+        for line in stripped.split("\n"):
             line = _LINE_NUMBER.sub("", line).strip()
             if line:
                 items.append(line)

@@ -17,6 +17,39 @@ from .errors import ImportFailure
 # Problem data and model explanations easily exceed csv's default 128 KiB field limit.
 csv.field_size_limit(sys.maxsize)
 
+# The cells pandas.read_csv reads as missing by default (pandas' STR_NA_VALUES, pandas 2 and
+# 3). The IOL-AI 2026 scorer read submissions with read_csv and turned missing cells into
+# "", so a cell that is exactly one of these (quoted or not; no whitespace around it) was an
+# empty prediction or explanation. A test holds the list equal to the installed pandas'.
+PANDAS_NA_VALUES = frozenset(
+    {
+        "",
+        "#N/A",
+        "#N/A N/A",
+        "#NA",
+        "-1.#IND",
+        "-1.#QNAN",
+        "-NaN",
+        "-nan",
+        "1.#IND",
+        "1.#QNAN",
+        "<NA>",
+        "N/A",
+        "NA",
+        "NULL",
+        "NaN",
+        "None",
+        "n/a",
+        "nan",
+        "null",
+    }
+)
+
+
+def pandas_reads_missing(value: str | None) -> bool:
+    """Return whether pandas.read_csv, with its defaults, reads this cell as missing."""
+    return value is None or value in PANDAS_NA_VALUES
+
 
 def csv_rows(
     stream: TextIO, *, file: str, required: tuple[str, ...], optional: tuple[str, ...] = ()

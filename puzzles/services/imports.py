@@ -14,7 +14,7 @@ from django.db import transaction
 
 from ..errors import ImportFailure
 from ..models import Competition, Output, System, Task
-from ..tabular import csv_rows
+from ..tabular import csv_rows, pandas_reads_missing
 from .scoring import competition_rescore, output_prepare
 
 
@@ -132,20 +132,31 @@ def outputs_import_csv(
     team: str = "",
     tier: str | None = None,
 ) -> ImportSummary:
-    """Import one system's answers in the competition's submission CSV (id, pred[, explanation])."""
+    """Import one system's answers in the competition's submission CSV (id, pred[, explanation]).
+
+    Cells are read as the competition's pandas read them: a pred or explanation that is
+    exactly one of pandas' missing-value tokens (`NA`, `N/A`, `None`, `nan`, ...) is empty.
+    Ids that the competition matched loosely or ignored are refused, with a message saying
+    what it did with them.
+    """
     tasks = _competition_tasks(competition)
-    rows: list[tuple[Task, str, str]] = []
-    seen: dict[str, int] = {}
-    for line, row in csv_rows(
-        stream, file=file, required=("id", "pred"), optional=("explanation",)
-    ):
-        task_id = row["id"].strip()
-        task = _known_task(tasks, task_id, seen, file=file, line=line)
-        seen[task_id] = line
-        rows.append((task, row["pred"], (row.get("explanation") or "").strip()))
-    if not rows:
+    read = list(csv_rows(stream, file=file, required=("id", "pred"), optional=("explanation",)))
+    if not read:
         raise ImportFailure("no rows after the header", file=file, line=2)
-    return _system_outputs_save(
+    missing_cells: list[str] = []
+    submitted: list[tuple[int, str, str, str]] = []
+    for line, row in read:
+        cells = {}
+        for column in ("pred", "explanation"):
+            value = row.get(column)
+            if value and pandas_reads_missing(value):
+                missing_cells.append(f"{value!r} (line {line}, {column})")
+                value = ""
+            cells[column] = value or ""
+        submitted.append((line, row["id"].strip(), cells["pred"], cells["explanation"].strip()))
+    matched = _submission_tasks(tasks, [(line, task_id) for line, task_id, _, _ in submitted], file)
+    rows = [(matched[line], pred, explanation) for line, _, pred, explanation in submitted]
+    summary = _system_outputs_save(
         competition=competition,
         tasks=tasks,
         rows=rows,
@@ -154,6 +165,72 @@ def outputs_import_csv(
         team=team,
         tier=tier,
     )
+    if missing_cells:
+        shown = ", ".join(missing_cells[:5]) + (", ..." if len(missing_cells) > 5 else "")
+        summary.warnings.append(
+            f"{len(missing_cells)} cell(s) read as empty, as the competition's pandas read "
+            f"them: {shown}"
+        )
+    return summary
+
+
+def _id_key(task_id: str) -> str:
+    """Return an id as the competition compared ids: stripped, without leading zeros."""
+    return task_id.strip().lstrip("0") or "0"
+
+
+def _submission_tasks(
+    tasks: dict[str, Task], ids: list[tuple[int, str]], file: str
+) -> dict[int, Task]:
+    """Match a submission's (line, id) pairs to tasks, refusing what the competition forgave.
+
+    The competition matched ids after stripping leading zeros, let the last of several rows
+    with one id win and ignored ids that name no task; here each of these is refused with a
+    message saying so, since each is more likely a mistake than a wish.
+    """
+    by_key = {_id_key(external_id): task for external_id, task in tasks.items()}
+    lines_by_key: dict[str, list[int]] = {}
+    for line, task_id in ids:
+        lines_by_key.setdefault(_id_key(task_id), []).append(line)
+    matched: dict[int, Task] = {}
+    for line, task_id in ids:
+        key = _id_key(task_id)
+        same = lines_by_key[key]
+        if task_id not in tasks and key in by_key:
+            task = by_key[key]
+            did = (
+                f"scored this row for task {task.external_id}"
+                if len(same) == 1
+                else f"took this row for task {task.external_id} and, of the rows for it"
+                f" (lines {', '.join(map(str, same))}), scored only the last (line {same[-1]})"
+            )
+            raise ImportFailure(
+                f"id {task_id!r} is task {task.external_id} written with other leading zeros:"
+                f" the competition compared ids without leading zeros and {did};"
+                f" write the id as {task.external_id}",
+                file=file,
+                line=line,
+                field="id",
+            )
+        if task_id not in tasks:
+            raise ImportFailure(
+                f"unknown task id {task_id!r}: the competition ignored rows whose id is not"
+                " one of its tasks; correct the id or remove the row",
+                file=file,
+                line=line,
+                field="id",
+            )
+        if line != same[0]:
+            raise ImportFailure(
+                f"duplicate id {task_id!r} (first on line {same[0]}): the competition scored"
+                f" only the last row with this id (line {same[-1]}) and ignored the others;"
+                " keep one row per task",
+                file=file,
+                line=line,
+                field="id",
+            )
+        matched[line] = tasks[task_id]
+    return matched
 
 
 @transaction.atomic

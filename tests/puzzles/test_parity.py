@@ -217,3 +217,23 @@ def test_reimport_is_idempotent(iol):
         )
         == keys
     )
+
+
+@pytest.mark.django_db
+def test_parsed_items_are_the_competitions_predicted_items(iol):
+    # predictions.json keeps, for every archived row, the items the competition's parser
+    # made of `pred`: ioleval's parser must give the same on all 644.
+    parsed = {
+        (o.system.name, o.task.external_id): o.parsed_items
+        for o in Output.objects.filter(system__competition=iol["competition"]).select_related(
+            "system", "task"
+        )
+    }
+    mismatches = []
+    for record in _index_records():
+        rows = json.loads((IOLAI_DIR / record["path"] / "predictions.json").read_text("utf-8"))
+        for row in rows:
+            if parsed[(record["team"], row["id"])] != row["predicted_items"]:
+                mismatches.append((record["team"], row["id"]))
+    assert len(parsed) == 644
+    assert mismatches == []
