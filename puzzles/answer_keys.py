@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from .errors import ImportFailure
+from .untrusted import value_check
 
 
 def answer_key_parse(
@@ -17,6 +18,11 @@ def answer_key_parse(
         raise ImportFailure(
             f"answer key is not valid JSON ({exc.msg})", file=file, line=line, field=field
         ) from None
+    except RecursionError:
+        raise ImportFailure(
+            "answer key nests lists too deeply", file=file, line=line, field=field
+        ) from None
+    value_check(value, file=file, line=line, field=field)
     return answer_key_from_value(value, eval_type=eval_type, file=file, line=line, field=field)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -10,7 +9,9 @@ from pathlib import Path
 from django.db import transaction
 from django.db.models import Count
 
+from puzzles.errors import ImportFailure
 from puzzles.models import Competition, Problem, Task
+from puzzles.untrusted import json_parse
 
 from ..errors import GradingError
 from ..models import (
@@ -329,9 +330,9 @@ def rubrics_read(
         text = path_or_text
     file = file or "rubric.json"
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GradingError(f"malformed JSON ({exc.msg})", file=file, line=exc.lineno) from None
+        data = json_parse(text, file=file)
+    except ImportFailure as exc:  # a jury error, as every other refusal of a rubric
+        raise GradingError(exc.message, file=exc.file, line=exc.line, field=exc.field) from None
     if isinstance(data, dict) and "problems" in data:
         entries = data["problems"]
     elif isinstance(data, dict) and "problem" in data:
