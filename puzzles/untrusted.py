@@ -10,6 +10,7 @@ these checks, so such input is refused with a message naming the file, line and 
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from .errors import ImportFailure
@@ -17,6 +18,7 @@ from .errors import ImportFailure
 # Deeper than any file we read (a rubric nests four levels) and far below the recursion
 # limit that storing or printing a nested value would hit.
 MAX_JSON_DEPTH = 64
+MAX_DIGITS = 100  # of an integer: no count, rank or score in our files comes near
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BAD = re.compile("[\x00\ud800-\udfff]")
@@ -91,7 +93,9 @@ def json_parse(text: str, *, file: str = "", line: int | None = None, field: str
     """
     first = 1 if line is None else line
     try:
-        value = json.loads(text)
+        value = json.loads(
+            text, parse_constant=_no_constant, parse_float=_finite, parse_int=_integer
+        )
     except json.JSONDecodeError as exc:
         raise ImportFailure(
             f"malformed JSON ({exc.msg}, column {exc.colno})",
@@ -99,11 +103,31 @@ def json_parse(text: str, *, file: str = "", line: int | None = None, field: str
             line=first + exc.lineno - 1,
             field=field,
         ) from None
+    except ValueError as exc:  # a number JSON allows but Python or the database does not
+        raise ImportFailure(f"malformed JSON ({exc})", file=file, line=line, field=field) from None
     except RecursionError:
         raise ImportFailure(
             f"JSON nested more than {MAX_JSON_DEPTH} levels deep", file=file, line=line, field=field
         ) from None
     value_check(value, file=file, line=line, field=field, source=text)
+    return value
+
+
+def _no_constant(name: str) -> object:
+    # Python reads NaN and Infinity, which are not JSON and which jsonb refuses.
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _integer(text: str) -> int:
+    if len(text) > MAX_DIGITS:  # int() refuses past 4300 digits, with advice for coders
+        raise ValueError(f"a number of {len(text)} digits")
+    return int(text)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is too large a number")
     return value
 
 

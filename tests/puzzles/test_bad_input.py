@@ -130,6 +130,15 @@ def test_raw_outputs_with_text_no_column_holds(tmp_path, line, field, expected):
 
 
 @pytest.mark.usefixtures("mini")
+def test_raw_outputs_with_numbers_python_reads_but_json_has_not(tmp_path):
+    path = tmp_path / "model.jsonl"
+    path.write_text('{"id": %s, "output": "x"}\n' % ("1" * 5000), encoding="utf-8")
+    message = _fails("import_outputs", SLUG, str(path), "--system", "M", "--raw")
+    assert message == f"{path}, line 1: malformed JSON (a number of 5000 digits)"
+    _nothing_written()
+
+
+@pytest.mark.usefixtures("mini")
 def test_raw_outputs_nested_100000_deep(tmp_path):
     path = tmp_path / "model.jsonl"
     path.write_text(f"{_jsonl(id=T1, output='x')}\n{DEEP}\n", encoding="utf-8")
@@ -246,6 +255,18 @@ def test_iolai_predictions_with_a_lone_surrogate_on_line_3(layout):
     assert not Competition.objects.exists()
 
 
+def test_iolai_metadata_with_numbers_json_does_not_have(layout):
+    # Python reads NaN, which jsonb refuses: System.metadata keeps the rank.
+    meta = _first_submission(layout) / "metadata.json"
+    meta.write_text('{"team": "T", "rank": NaN}', encoding="utf-8")
+    assert _fails("import_iolai", str(layout), "--slug", "x") == (
+        f"{meta}: malformed JSON (NaN is not a JSON number)"
+    )
+    meta.write_text('{"team": "T", "rank": 1e999}', encoding="utf-8")
+    assert "1e999 is too large a number" in _fails("import_iolai", str(layout), "--slug", "x")
+    assert not Competition.objects.exists()
+
+
 def test_iolai_predictions_nested_100000_deep(layout):
     path = _first_submission(layout) / "predictions.json"
     path.write_text(DEEP, encoding="utf-8")
@@ -261,6 +282,7 @@ def test_iolai_predictions_nested_100000_deep(layout):
         (json.dumps(["dogs\x00"]), "field 'answer[1]': a NUL character"),
         (json.dumps(["dogs\ud800"]), "field 'answer[1]': a lone surrogate"),
         (DEEP, "field 'answer': answer key nests lists too deeply"),
+        ("[" + "1" * 5000 + "]", "field 'answer': answer key is not valid JSON (a number too"),
     ],
 )
 def test_iolai_answer_keys_that_decode_to_bad_text(layout, answer, expected):
