@@ -23,6 +23,10 @@ MAX_DIGITS = 100  # of an integer: no count, rank or score in our files comes ne
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BAD = re.compile("[\x00\ud800-\udfff]")
 _JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
+# The escapes JSON text needs to decode to a NUL or a surrogate (or a false alarm such as
+# "\\u0000", a backslash and u0000, or a well-formed pair).
+_CONTAINERS = frozenset({list, dict})
+_BAD_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
 
 
 def text_problem(text: str) -> str | None:
@@ -59,8 +63,8 @@ def value_check(
     """
     stack: list[tuple[object, str, int]] = [(value, field, 0)]
     while stack:
-        item, path, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
+        item, path, depth = stack.pop()  # depth: the containers around the item
+        if depth >= MAX_JSON_DEPTH and isinstance(item, list | dict):
             raise ImportFailure(
                 f"JSON nested more than {MAX_JSON_DEPTH} levels deep", file=file, line=line
             )
@@ -109,8 +113,34 @@ def json_parse(text: str, *, file: str = "", line: int | None = None, field: str
         raise ImportFailure(
             f"JSON nested more than {MAX_JSON_DEPTH} levels deep", file=file, line=line, field=field
         ) from None
-    value_check(value, file=file, line=line, field=field, source=text)
+    # Checking every string in Python costs ten times the parse: walk the value only when
+    # the text could decode to a bad character or nest too deeply (a false alarm passes).
+    if _BAD_ESCAPE.search(text) or _has_surrogate(text) or _nests_deeper(text, value):
+        value_check(value, file=file, line=line, field=field, source=text)
     return value
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")  # C speed; only a surrogate fails
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _nests_deeper(text: str, value: object) -> bool:
+    """Tell whether the decoded JSON nests lists and objects more than MAX_JSON_DEPTH deep."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return False
+    stack = [(value, 1)]  # containers, with how many levels they make
+    while stack:
+        item, levels = stack.pop()
+        if levels > MAX_JSON_DEPTH:
+            return True
+        for inner in item.values() if type(item) is dict else item:
+            if type(inner) in _CONTAINERS:  # what json.loads makes: no subclasses
+                stack.append((inner, levels + 1))
+    return False
 
 
 def _no_constant(name: str) -> object:
