@@ -83,6 +83,20 @@ def _effect_items(html: str) -> list[str]:
     return [item.strip() for item in re.findall(r"<li>(.*?)</li>", block, re.S)]
 
 
+def _editor_rows(*codes: str, **extra: str) -> dict:
+    """Return the rubric editor's form as the page posts it (its rows start from a and b)."""
+    rows = {"criteria-TOTAL_FORMS": str(len(codes)), "criteria-INITIAL_FORMS": "2", **extra}
+    for index, code in enumerate(codes):
+        rows |= {
+            f"criteria-{index}-code": code,
+            f"criteria-{index}-title": f"Criterion {code}",
+            f"criteria-{index}-kind": "theory",
+            f"criteria-{index}-maximum": "2",
+            f"criteria-{index}-step": "0.5",
+        }
+    return rows
+
+
 def _state(problem) -> dict:
     return {
         "version": rubric_current(problem).version,
@@ -110,18 +124,19 @@ def test_an_upload_that_touches_marks_is_previewed_and_changes_nothing(organizer
 
 def test_the_preview_is_the_rubric_editors(organizer_client, graded):
     upload = _upload(organizer_client, _rubric("a", "c")).content.decode()
-    # As the page posts it: its two rows start from the current criteria a and b.
-    rows = {"criteria-TOTAL_FORMS": "2", "criteria-INITIAL_FORMS": "2", "preview": "1"}
-    for index, code in enumerate(("a", "c")):
-        rows |= {
-            f"criteria-{index}-code": code,
-            f"criteria-{index}-title": f"Criterion {code}",
-            f"criteria-{index}-kind": "theory",
-            f"criteria-{index}-maximum": "2",
-            f"criteria-{index}-step": "0.5",
-        }
+    rows = _editor_rows("a", "c", preview="1")
     editor = organizer_client.post(reverse("grading:rubric", args=[SLUG, 1]), rows)
     assert _effect_items(editor.content.decode()) == _effect_items(upload)
+
+
+def test_the_editor_says_what_its_new_version_did_to_marks(organizer_client, graded):
+    rows = _editor_rows("a", "c", apply="1", new_version="on")
+    url = reverse("grading:rubric", args=[SLUG, 1])
+    response = organizer_client.post(url, rows, follow=True)
+    assert _messages(response)[-1] == (
+        "Rubric v2 saved; new criterion c; criterion b removed: 4 marks dropped;"
+        " 4 submitted papers reopen to grade new criteria"
+    )
 
 
 def test_confirming_applies_the_previewed_file_and_says_what_it_did(organizer_client, graded):
