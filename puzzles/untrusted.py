@@ -23,9 +23,9 @@ MAX_DIGITS = 100  # of an integer: no count, rank or score in our files comes ne
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BAD = re.compile("[\x00\ud800-\udfff]")
 _JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
+_CONTAINERS = frozenset({list, dict})
 # The escapes JSON text needs to decode to a NUL or a surrogate (or a false alarm such as
 # "\\u0000", a backslash and u0000, or a well-formed pair).
-_CONTAINERS = frozenset({list, dict})
 _BAD_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
 
 
