@@ -110,6 +110,15 @@ class RubricUploadForm(forms.Form):
     new_version = forms.BooleanField(required=False)
 
 
+class RubricConfirmForm(forms.Form):
+    """The second step of a rubric upload: the previewed file, and its signed digest."""
+
+    content = forms.CharField(widget=forms.HiddenInput, strip=False)  # base64 of the file
+    name = forms.CharField(widget=forms.HiddenInput, max_length=255)
+    new_version = forms.BooleanField(required=False, widget=forms.HiddenInput)
+    token = forms.CharField(widget=forms.HiddenInput, max_length=400)
+
+
 class MarksUploadForm(forms.Form):
     file = forms.FileField(help_text="CSV: system, problem, criterion, juror, points, comment")
     final = forms.BooleanField(required=False, label="agreed final marks")

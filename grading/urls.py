@@ -1,20 +1,35 @@
-from django.urls import path
+from django.urls import path, register_converter
 
 from . import views
+
+
+class PaperCodeConverter:
+    """A paper code such as P3-7KQ2; anything else (a NUL above all) is no URL of ours."""
+
+    regex = "[A-Za-z0-9-]+"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(PaperCodeConverter, "code")
 
 app_name = "grading"
 
 urlpatterns = [
     path("jury/", views.juror_home, name="home"),
-    path("jury/papers/<str:code>/", views.grade, name="grade"),
-    path("jury/papers/<str:code>/marks/<int:criterion_id>/", views.mark_save, name="mark"),
-    path("jury/papers/<str:code>/submit/", views.submit, name="submit"),
-    path("jury/papers/<str:code>/paper.pdf", views.paper_download, name="paper_pdf"),
+    path("jury/papers/<code:code>/", views.grade, name="grade"),
+    path("jury/papers/<code:code>/marks/<int:criterion_id>/", views.mark_save, name="mark"),
+    path("jury/papers/<code:code>/submit/", views.submit, name="submit"),
+    path("jury/papers/<code:code>/paper.pdf", views.paper_download, name="paper_pdf"),
     path("jury/problems/<int:problem_id>/packet.pdf", views.packet_download, name="packet_pdf"),
-    path("jury/papers/<str:code>/tags/", views.tags_save, name="tags"),
-    path("jury/papers/<str:code>/criteria/<int:criterion_id>/", views.thread, name="thread"),
+    path("jury/papers/<code:code>/tags/", views.tags_save, name="tags"),
+    path("jury/papers/<code:code>/criteria/<int:criterion_id>/", views.thread, name="thread"),
     path(
-        "jury/papers/<str:code>/criteria/<int:criterion_id>/<str:action>/",
+        "jury/papers/<code:code>/criteria/<int:criterion_id>/<str:action>/",
         views.thread_post,
         name="thread_post",
     ),

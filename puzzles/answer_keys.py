@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from .errors import ImportFailure
+from .untrusted import value_check
 
 
 def answer_key_parse(
@@ -13,10 +14,16 @@ def answer_key_parse(
     """Return the key as one list of accepted alternatives per item, or raise ImportFailure."""
     try:
         value = json.loads(text)
-    except ValueError as exc:
+    except ValueError as exc:  # a JSONDecodeError, or an integer of over 4300 digits
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "a number too long"
         raise ImportFailure(
-            f"answer key is not valid JSON ({exc.msg})", file=file, line=line, field=field
+            f"answer key is not valid JSON ({reason})", file=file, line=line, field=field
         ) from None
+    except RecursionError:
+        raise ImportFailure(
+            "answer key nests lists too deeply", file=file, line=line, field=field
+        ) from None
+    value_check(value, file=file, line=line, field=field)
     return answer_key_from_value(value, eval_type=eval_type, file=file, line=line, field=field)
 
 

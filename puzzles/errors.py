@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class ImportFailure(ValueError):
     """Bad input in an imported file; nothing was written."""
@@ -27,3 +29,14 @@ class ImportFailure(ValueError):
     def for_page(self) -> str:
         """Return the message as a page shows it: with its place when it is in a file."""
         return str(self) if self.file else self.message
+
+    def inside(self, archive: str, root: Path) -> ImportFailure:
+        """Return this failure naming a member of `archive` rather than its path under `root`."""
+        prefix = f"{root}/"
+        file = self.file
+        if file.startswith(prefix):
+            file = f"{archive}: {file.removeprefix(prefix)}"
+        elif not file or file == str(root):
+            file = archive
+        message = self.message.replace(prefix, "").replace(str(root), archive)
+        return type(self)(message, file=file, line=self.line, field=self.field)

@@ -6,13 +6,13 @@ Every error is an ImportFailure naming the file, the line a row starts on and th
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
 from .errors import ImportFailure
+from .untrusted import json_parse
 
 # Problem data and model explanations easily exceed csv's default 128 KiB field limit.
 csv.field_size_limit(sys.maxsize)
@@ -126,10 +126,7 @@ def open_text(path: Path) -> TextIO:
 def read_json(path: Path) -> object:
     try:
         with open_text(path) as handle:
-            return json.load(handle)
-    except json.JSONDecodeError as exc:
-        raise ImportFailure(
-            f"malformed JSON ({exc.msg})", file=str(path), line=exc.lineno
-        ) from None
+            text = handle.read()
     except UnicodeDecodeError:
         raise ImportFailure("not UTF-8 text", file=str(path)) from None
+    return json_parse(text, file=str(path))

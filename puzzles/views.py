@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import io
-import tempfile
-import zipfile
-from pathlib import Path
 
 from celery.result import AsyncResult
 from django.contrib import messages
@@ -214,31 +211,9 @@ def import_iolai(request: HttpRequest) -> HttpResponse:
 
 def _import_archive(data: dict) -> services.ImportSummary:
     upload = data["archive"]
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        try:
-            with zipfile.ZipFile(upload) as archive:
-                for member in archive.infolist():
-                    target = (root / member.filename).resolve()
-                    if not target.is_relative_to(root.resolve()):
-                        raise ImportFailure("unsafe path in archive", file=member.filename)
-                archive.extractall(root)
-        except zipfile.BadZipFile:
-            raise ImportFailure("not a zip archive", file=upload.name) from None
-        directory = _layout_root(root)
-        summary = services.competition_import_iolai(
-            directory=directory, slug=data["slug"], name=data.get("name") or ""
-        )
-    return summary
-
-
-def _layout_root(root: Path) -> Path:
-    # An archive may hold the layout at its top or inside one folder.
-    if (root / "task").is_dir():
-        return root
-    for candidate in sorted(root.glob("*/task")):
-        return candidate.parent
-    raise ImportFailure("the archive has no task/ folder (task/test.csv, task/solution.csv)")
+    return services.competition_import_iolai_archive(
+        archive=upload, archive_name=upload.name, slug=data["slug"], name=data.get("name") or ""
+    )
 
 
 @require_http_methods(["GET", "POST"])

@@ -26,11 +26,14 @@ from .papers import (
 from .rubrics import (
     CriterionSpec,
     RubricChange,
+    RubricEffectChanged,
     rubric_change_preview,
     rubric_current,
     rubric_replace,
+    rubrics_effect_digest,
     rubrics_export,
     rubrics_import,
+    rubrics_preview,
     rubrics_read,
 )
 
@@ -40,6 +43,7 @@ __all__ = [
     "CriterionSpec",
     "MarksImport",
     "RubricChange",
+    "RubricEffectChanged",
     "assignment_submit",
     "comment_post",
     "criterion_decide",
@@ -62,8 +66,10 @@ __all__ = [
     "rubric_change_preview",
     "rubric_current",
     "rubric_replace",
+    "rubrics_effect_digest",
     "rubrics_export",
     "rubrics_import",
+    "rubrics_preview",
     "rubrics_read",
     "tags_configure",
     "tags_ensure_defaults",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import hashlib
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -10,7 +10,9 @@ from pathlib import Path
 from django.db import transaction
 from django.db.models import Count
 
+from puzzles.errors import ImportFailure
 from puzzles.models import Competition, Problem, Task
+from puzzles.untrusted import json_parse
 
 from ..errors import GradingError
 from ..models import (
@@ -67,10 +69,17 @@ class RubricChange:
     reopened: int = 0  # submitted assignments that must grade new criteria
     marks: int = 0  # marks with points
     records: int = 0  # every mark, decision, final mark and comment tied to the criteria
+    version: int | None = None  # the current rubric's version, None without one
 
     @property
     def needs_new_version(self) -> bool:
         return self.records > 0
+
+    def version_after(self, *, new_version: bool) -> int:
+        """Return the version the problem's rubric has once the change is applied."""
+        if self.version is None:
+            return 1
+        return self.version + 1 if new_version else self.version
 
     def lines(self) -> list[str]:
         out = [f"problem {self.problem.number}: {self.marks} marks exist"]
@@ -167,8 +176,8 @@ def _specs_check(specs: list[CriterionSpec], *, where: str) -> None:
 
 def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> RubricChange:
     """Tell what replacing the problem's criteria with these would do to existing marks."""
-    change = RubricChange(problem=problem)
     rubric = rubric_current(problem)
+    change = RubricChange(problem=problem, version=rubric.version if rubric else None)
     old = {c.code: c for c in rubric.criteria.all()} if rubric else {}
     marks = (
         Mark.objects.filter(criterion__rubric=rubric, points__isnull=False)
@@ -239,13 +248,7 @@ def rubric_replace(
     tasks = {t.external_id: t for t in problem.tasks.all()}
     change = rubric_change_preview(problem=problem, specs=specs)
     rubric = rubric_current(problem)
-    if change.needs_new_version and not new_version:
-        raise GradingError(
-            f"problem {problem.number} already has marks, decisions or comments "
-            f"({change.records}): its rubric is frozen; "
-            "create a new version to change it",
-            field="version",
-        )
+    _frozen_check(change, new_version=new_version)
     if rubric is None or new_version:
         old = rubric
         rubric = Rubric.objects.create(
@@ -275,6 +278,16 @@ def rubric_replace(
                 submitted_at=None
             )
     return rubric, change
+
+
+def _frozen_check(change: RubricChange, *, new_version: bool) -> None:
+    if change.needs_new_version and not new_version:
+        raise GradingError(
+            f"problem {change.problem.number} already has marks, decisions or comments "
+            f"({change.records}): its rubric is frozen; "
+            "create a new version to change it",
+            field="version",
+        )
 
 
 def _fits(points, criterion: Criterion) -> bool:
@@ -329,9 +342,9 @@ def rubrics_read(
         text = path_or_text
     file = file or "rubric.json"
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GradingError(f"malformed JSON ({exc.msg})", file=file, line=exc.lineno) from None
+        data = json_parse(text, file=file)
+    except ImportFailure as exc:  # a jury error, as every other refusal of a rubric
+        raise GradingError(exc.message, file=exc.file, line=exc.line, field=exc.field) from None
     if isinstance(data, dict) and "problems" in data:
         entries = data["problems"]
     elif isinstance(data, dict) and "problem" in data:
@@ -369,6 +382,41 @@ def rubrics_read(
     return result
 
 
+class RubricEffectChanged(GradingError):
+    """The marks changed between a preview and its confirmation; nothing was applied."""
+
+
+def rubrics_effect_digest(changes: list[RubricChange]) -> str:
+    """Return a digest of what a rubrics import does to marks, to confirm exactly that."""
+    lines = [
+        line
+        for change in changes
+        for line in [f"problem {change.problem.number} v{change.version}", *change.lines()]
+    ]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def rubrics_preview(
+    path_or_text: Path | str,
+    *,
+    competition: Competition,
+    new_version: bool = False,
+    file: str = "",
+) -> list[RubricChange]:
+    """Tell what importing these rubrics would do to existing marks; refuse as the import would.
+
+    Nothing is written: the page and `import_rubric --dry-run` show this before applying.
+    """
+    parsed = rubrics_read(path_or_text, competition=competition, file=file)
+    changes = []
+    for problem, specs in parsed.items():
+        problem_ensure_open(problem, field="version")
+        change = rubric_change_preview(problem=problem, specs=specs)
+        _frozen_check(change, new_version=new_version)
+        changes.append(change)
+    return changes
+
+
 @transaction.atomic
 def rubrics_import(
     path_or_text: Path | str,
@@ -377,13 +425,26 @@ def rubrics_import(
     new_version: bool = False,
     user=None,
     file: str = "",
+    expected_effect: str | None = None,
 ) -> list[tuple[Rubric, RubricChange]]:
-    """Import rubrics for one or more problems; all or nothing."""
+    """Import rubrics for one or more problems; all or nothing.
+
+    With expected_effect (rubrics_effect_digest of a preview), the import is applied only
+    if it does exactly what was previewed; else RubricEffectChanged and nothing changes.
+    """
     parsed = rubrics_read(path_or_text, competition=competition, file=file)
-    return [
+    results = [
         rubric_replace(problem=problem, specs=specs, new_version=new_version, user=user)
         for problem, specs in parsed.items()
     ]
+    if expected_effect is not None:
+        if rubrics_effect_digest([change for _, change in results]) != expected_effect:
+            raise RubricEffectChanged(
+                "the marks changed since the preview; nothing was applied: check the effect again",
+                file=file,
+                field="version",
+            )
+    return results
 
 
 def rubrics_export(competition: Competition) -> dict:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import io
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django import forms
 from django.contrib import messages
+from django.core import signing
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -26,6 +30,7 @@ from ..forms import (
     CriterionFormSet,
     GroupForm,
     MarksUploadForm,
+    RubricConfirmForm,
     RubricForm,
     RubricUploadForm,
     SelectionForm,
@@ -190,7 +195,9 @@ def rubric_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
                     new_version=form.cleaned_data["new_version"],
                     user=request.user,
                 )
-                messages.success(request, f"Rubric v{rubric.version} saved.")
+                messages.success(
+                    request, "; ".join([f"Rubric v{rubric.version} saved", *_effect_lines(change)])
+                )
                 return redirect("grading:rubric", slug=slug, number=number)
             change = services.rubric_change_preview(problem=problem, specs=specs)
         except ImportFailure as exc:
@@ -214,29 +221,137 @@ def rubrics_json(request: HttpRequest, slug: str) -> HttpResponse:
     return attachment(data, f"{competition.slug}-rubrics.json", "application/json")
 
 
+# A rubric file is a few kilobytes; its text travels back in the confirmation form.
+RUBRIC_FILE_LIMIT = 1024 * 1024
+RUBRIC_TOKEN_SALT = "grading.rubrics_upload"
+
+
+@dataclass
+class _RubricUpload:
+    text: str
+    name: str
+    new_version: bool
+    effect: str | None = None  # the digest of the previewed effect on marks
+
+    def content_digest(self) -> str:
+        data = json.dumps([self.text, self.name, self.new_version])
+        return hashlib.sha256(data.encode()).hexdigest()
+
+
 @require_POST
 @organizer_required
 def rubrics_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    """Import a rubrics file: when it touches marks, preview the effect and ask to confirm."""
     competition = competition_get(slug)
-    form = RubricUploadForm(request.POST, request.FILES)
-
-    def action() -> list[str]:
+    confirming = "token" in request.POST
+    form = (RubricConfirmForm if confirming else RubricUploadForm)(request.POST, request.FILES)
+    try:
         data = _valid(form)
-        upload = data["file"]
-        try:
-            text = upload.read().decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise GradingError("not UTF-8 text", file=upload.name) from None
+        if confirming:
+            upload = _rubric_confirmed(data)
+        else:
+            upload = _RubricUpload(
+                _rubric_text(data["file"]), data["file"].name, data["new_version"]
+            )
+            changes = services.rubrics_preview(
+                upload.text,
+                competition=competition,
+                new_version=upload.new_version,
+                file=upload.name,
+            )
+            if any(change.needs_new_version for change in changes):
+                return _rubrics_preview_page(request, competition, upload, changes)
+            upload.effect = services.rubrics_effect_digest(changes)
         results = services.rubrics_import(
-            text,
+            upload.text,
             competition=competition,
-            new_version=data["new_version"],
+            new_version=upload.new_version,
             user=request.user,
             file=upload.name,
+            expected_effect=upload.effect,
         )
-        return [f"problem {r.problem.number}: rubric v{r.version}" for r, _ in results]
+    except services.RubricEffectChanged:
+        messages.warning(request, "The marks changed since the preview: check the effect again.")
+        return _rubrics_preview_again(request, competition, upload)
+    except ImportFailure as exc:
+        messages.error(request, exc.for_page)
+    else:
+        messages.success(request, "; ".join(_rubrics_applied(results)))
+    return redirect("grading:jury", slug=slug)
 
-    return _back(request, slug, action)
+
+def _rubric_text(upload) -> str:
+    if upload.size > RUBRIC_FILE_LIMIT:
+        raise GradingError(
+            f"{upload.size} bytes; a rubrics file may have {RUBRIC_FILE_LIMIT}", file=upload.name
+        )
+    try:
+        return upload.read().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise GradingError("not UTF-8 text", file=upload.name) from None
+
+
+def _rubric_confirmed(data: dict) -> _RubricUpload:
+    """Return the previewed upload from the confirmation form, refusing any other file."""
+    try:
+        text = base64.b64decode(data["content"], validate=True).decode("utf-8")
+        signed = signing.loads(data["token"], salt=RUBRIC_TOKEN_SALT)
+    except (ValueError, signing.BadSignature):
+        signed, text = {}, ""
+    upload = _RubricUpload(text, data["name"], data["new_version"], signed.get("effect"))
+    if not text or signed.get("content") != upload.content_digest():
+        raise GradingError("this is not the file that was previewed; upload it again", field="file")
+    return upload
+
+
+def _rubrics_preview_page(
+    request: HttpRequest, competition, upload: _RubricUpload, changes: list
+) -> HttpResponse:
+    token = signing.dumps(
+        {"content": upload.content_digest(), "effect": services.rubrics_effect_digest(changes)},
+        salt=RUBRIC_TOKEN_SALT,
+    )
+    form = RubricConfirmForm(
+        initial={
+            "content": base64.b64encode(upload.text.encode("utf-8")).decode("ascii"),
+            "name": upload.name,
+            "new_version": upload.new_version,
+            "token": token,
+        }
+    )
+    context = {
+        "competition": competition,
+        "name": upload.name,
+        "form": form,
+        "rows": [
+            {"change": c, "after": c.version_after(new_version=upload.new_version)} for c in changes
+        ],
+    }
+    return render(request, "grading/rubric_upload.html", context)
+
+
+def _rubrics_preview_again(request: HttpRequest, competition, upload: _RubricUpload):
+    try:
+        changes = services.rubrics_preview(
+            upload.text, competition=competition, new_version=upload.new_version, file=upload.name
+        )
+    except ImportFailure as exc:
+        messages.error(request, exc.for_page)
+        return redirect("grading:jury", slug=competition.slug)
+    return _rubrics_preview_page(request, competition, upload, changes)
+
+
+def _rubrics_applied(results) -> list[str]:
+    lines = []
+    for rubric, change in results:
+        lines += [f"problem {rubric.problem.number}: rubric v{rubric.version}"]
+        lines += _effect_lines(change)
+    return lines
+
+
+def _effect_lines(change) -> list[str]:
+    """Return what a rubric change did to existing marks, if there were any."""
+    return change.lines()[1:] if change.needs_new_version else []
 
 
 @require_POST

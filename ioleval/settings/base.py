@@ -136,6 +136,10 @@ LOGOUT_REDIRECT_URL = "login"
 # Uploads of system outputs for 731 systems fit; larger imports go through commands.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+# An uploaded zip is refused past these, checked before and while it is extracted.
+IOLEVAL_ZIP_MAX_BYTES = env.int("IOLEVAL_ZIP_MAX_BYTES", default=500 * 1024 * 1024)
+IOLEVAL_ZIP_MAX_MEMBERS = env.int("IOLEVAL_ZIP_MAX_MEMBERS", default=10_000)
+IOLEVAL_ZIP_MAX_RATIO = env.int("IOLEVAL_ZIP_MAX_RATIO", default=100)
 
 # Celery: without a broker, tasks run in-process (eager), so `make run` needs nothing else.
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="")

@@ -3,7 +3,7 @@
 from .amendments import AmendmentReport, answer_key_amend
 from .competitions import competition_set_thresholds
 from .imports import ImportSummary, outputs_import_csv, outputs_import_jsonl
-from .iolai import competition_import_iolai
+from .iolai import competition_import_iolai, competition_import_iolai_archive
 from .scoring import competition_rescore, output_prepare
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "ImportSummary",
     "answer_key_amend",
     "competition_import_iolai",
+    "competition_import_iolai_archive",
     "competition_rescore",
     "competition_set_thresholds",
     "output_prepare",

@@ -6,7 +6,7 @@ bad input raises ImportFailure (file, line, field) and changes nothing.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -15,6 +15,7 @@ from django.db import transaction
 from ..errors import ImportFailure
 from ..models import Competition, Output, System, Task
 from ..tabular import csv_rows, pandas_reads_missing
+from ..untrusted import json_parse, text_problem
 from .scoring import competition_rescore, output_prepare
 
 
@@ -47,18 +48,27 @@ class ImportSummary:
 
 
 def outputs_write(
-    *, system: System, rows: list[tuple[Task, str, str]], source: str, summary: ImportSummary
+    *,
+    system: System,
+    rows: list[tuple[Task, str, str]],
+    source: str,
+    summary: ImportSummary,
+    places: Sequence[dict] | None = None,
 ) -> None:
-    """Create or update a system's outputs from (task, text, explanation) rows."""
+    """Create or update a system's outputs from (task, text, explanation) rows.
+
+    `places` gives each row's file, line and field of its text for error messages.
+    """
     existing = {o.task_id: o for o in Output.objects.filter(system=system)}
     to_create: list[Output] = []
     to_update: list[Output] = []
-    for task, text, explanation in rows:
+    for index, (task, text, explanation) in enumerate(rows):
+        place = places[index] if places else {}
         output = existing.get(task.pk) or Output(system=system, task=task)
         output.source = source
         output.raw_text = text
         output.explanation = explanation.strip()
-        output_prepare(output=output, task=task)
+        _output_prepare_checked(output, task, place)
         (to_update if output.pk else to_create).append(output)
     Output.objects.bulk_create(to_create, batch_size=1000)
     Output.objects.bulk_update(
@@ -68,6 +78,29 @@ def outputs_write(
     )
     summary.created["outputs"] = summary.created.get("outputs", 0) + len(to_create)
     summary.updated["outputs"] = summary.updated.get("outputs", 0) + len(to_update)
+
+
+def _output_prepare_checked(output: Output, task: Task, place: dict) -> None:
+    """Fill the output's items; refuse what its JSON decodes to that no column can hold.
+
+    The text itself is checked as it is read, but a JSON list in an answer can hold a
+    \\u0000 or lone \\ud800 escape, or nest deeply enough to exhaust the recursion limit.
+    """
+    try:
+        output_prepare(output=output, task=task)
+    except RecursionError:
+        raise ImportFailure("the answer nests lists too deeply to read", **place) from None
+    for what, texts in (
+        ("an answer read from it", output.parsed_items),
+        ("an answer extracted from it", output.extracted_items),
+        ("the explanation extracted from it", [output.explanation]),
+    ):
+        for text in texts:
+            problem = text_problem(str(text))
+            if problem:
+                raise ImportFailure(
+                    f"{what} holds {problem} (a JSON escape in the text); remove it", **place
+                )
 
 
 def _system_for(
@@ -106,6 +139,7 @@ def _system_outputs_save(
     competition: Competition,
     tasks: dict[str, Task],
     rows: list[tuple[Task, str, str]],
+    places: list[dict],
     source: str,
     system_name: str,
     team: str,
@@ -116,7 +150,7 @@ def _system_outputs_save(
     system = _system_for(
         competition=competition, name=system_name, team=team, tier=tier, summary=summary
     )
-    outputs_write(system=system, rows=rows, source=source, summary=summary)
+    outputs_write(system=system, rows=rows, source=source, summary=summary, places=places)
     summary.warnings += _missing_warning(tasks, {task.external_id for task, _, _ in rows})
     competition_rescore(competition=competition, systems=[system])
     return summary
@@ -156,10 +190,12 @@ def outputs_import_csv(
         submitted.append((line, row["id"].strip(), cells["pred"], cells["explanation"].strip()))
     matched = _submission_tasks(tasks, [(line, task_id) for line, task_id, _, _ in submitted], file)
     rows = [(matched[line], pred, explanation) for line, _, pred, explanation in submitted]
+    places = [{"file": file, "line": line, "field": "pred"} for line, _, _, _ in submitted]
     summary = _system_outputs_save(
         competition=competition,
         tasks=tasks,
         rows=rows,
+        places=places,
         source=Output.Source.SUBMISSION,
         system_name=system_name,
         team=team,
@@ -247,14 +283,12 @@ def outputs_import_jsonl(
     tasks = _competition_tasks(competition)
     rows: list[tuple[Task, str, str]] = []
     seen: dict[str, int] = {}
+    places: list[dict] = []
     try:
         for line, text in enumerate(stream, start=1):
             if not text.strip():
                 continue
-            try:
-                record = json.loads(text)
-            except ValueError as exc:
-                raise ImportFailure(f"malformed JSON ({exc})", file=file, line=line) from None
+            record = json_parse(text.strip(), file=file, line=line)
             if not isinstance(record, dict):
                 raise ImportFailure("expected a JSON object", file=file, line=line)
             for key in ("id", "output"):
@@ -269,6 +303,7 @@ def outputs_import_jsonl(
             rows.append(
                 (task, record["output"] or "", explanation if isinstance(explanation, str) else "")
             )
+            places.append({"file": file, "line": line, "field": "output"})
     except UnicodeDecodeError:
         raise ImportFailure("not UTF-8 text", file=file) from None
     if not rows:
@@ -277,6 +312,7 @@ def outputs_import_jsonl(
         competition=competition,
         tasks=tasks,
         rows=rows,
+        places=places,
         source=Output.Source.MODEL_TEXT,
         system_name=system_name,
         team=team,

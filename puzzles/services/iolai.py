@@ -8,12 +8,16 @@ The whole directory is validated before anything is written, in one transaction.
 from __future__ import annotations
 
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
+from django.conf import settings
 from django.db import transaction
 
 from ..answer_keys import answer_key_parse
+from ..archives import ZipLimits, zip_extract
 from ..errors import ImportFailure
 from ..models import Competition, Output, Problem, System, Task
 from ..tabular import csv_rows, open_text, read_json
@@ -167,6 +171,7 @@ class _SubmissionSpec:
     tier: str
     metadata: dict
     rows: list[tuple[str, str, str]]  # (task id, pred, explanation)
+    places: list[dict]  # each row's file and field, for error messages
 
 
 def _read_iolai_submissions(directory: Path, task_ids: set[str]) -> list[_SubmissionSpec]:
@@ -197,6 +202,7 @@ def _read_iolai_submissions(directory: Path, task_ids: set[str]) -> list[_Submis
         if not isinstance(predictions, list):
             raise ImportFailure("expected a JSON list of rows", file=str(pred_path))
         rows: list[tuple[str, str, str]] = []
+        places: list[dict] = []
         seen: set[str] = set()
         for index, row in enumerate(predictions, start=1):
             where = {"file": str(pred_path), "line": None}
@@ -216,6 +222,7 @@ def _read_iolai_submissions(directory: Path, task_ids: set[str]) -> list[_Submis
             rows.append(
                 (task_id, "" if pred is None else str(pred), str(row.get("explanation") or ""))
             )
+            places.append({"file": str(pred_path), "field": f"[{index}].pred"})
         account = board.get(name, {}).get("account_type") or str(metadata.get("account_type", ""))
         extra = {
             k: metadata[k]
@@ -230,6 +237,7 @@ def _read_iolai_submissions(directory: Path, task_ids: set[str]) -> list[_Submis
                 tier=ACCOUNT_TIERS.get(account, System.Tier.OTHER),
                 metadata=extra,
                 rows=rows,
+                places=places,
             )
         )
     return specs
@@ -318,6 +326,43 @@ def competition_import_iolai(
             rows=[(tasks[t], pred, expl) for t, pred, expl in submission.rows],
             source=Output.Source.SUBMISSION,
             summary=summary,
+            places=submission.places,
         )
     competition_rescore(competition=competition)
     return summary
+
+
+def zip_limits() -> ZipLimits:
+    """Return the limits on uploaded zips from the settings."""
+    return ZipLimits(
+        max_bytes=settings.IOLEVAL_ZIP_MAX_BYTES,
+        max_members=settings.IOLEVAL_ZIP_MAX_MEMBERS,
+        max_ratio=settings.IOLEVAL_ZIP_MAX_RATIO,
+    )
+
+
+def competition_import_iolai_archive(
+    *, archive: BinaryIO, archive_name: str, slug: str, name: str = ""
+) -> ImportSummary:
+    """Import a zip of the IOL-AI layout (at its top or in one folder); errors name members.
+
+    The zip is extracted within zip_limits() into a temporary folder that is removed
+    whatever happens.
+    """
+    with tempfile.TemporaryDirectory(prefix="ioleval-import-") as tmp:
+        root = Path(tmp)
+        zip_extract(archive, name=archive_name, dest=root, limits=zip_limits())
+        try:
+            return competition_import_iolai(directory=_layout_root(root), slug=slug, name=name)
+        except ImportFailure as exc:
+            raise exc.inside(archive_name, root) from None
+
+
+def _layout_root(root: Path) -> Path:
+    # An archive may hold the layout at its top or inside one folder.
+    if (root / "task").is_dir():
+        return root
+    for candidate in sorted(root.glob("*/task")):
+        if candidate.is_dir():
+            return candidate.parent
+    raise ImportFailure("the archive has no task/ folder (task/test.csv, task/solution.csv)")

@@ -2,12 +2,15 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from grading.services import rubrics_import
+from grading.services import rubrics_import, rubrics_preview
 from puzzles.management.commands._base import competition_or_error, import_errors
 
 
 class Command(BaseCommand):
-    help = "Import rubrics (criteria with maximum and step) for one or more problems from JSON."
+    help = (
+        "Import rubrics (criteria with maximum and step) for one or more problems from JSON; "
+        "prints what the import does to existing marks."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
@@ -17,18 +20,37 @@ class Command(BaseCommand):
             action="store_true",
             help="required once marks exist: creates a new rubric version and carries marks over",
         )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="print what the import would do to existing marks, and write nothing",
+        )
 
     def handle(self, *args, **options):
         competition = competition_or_error(options["slug"])
+        new_version = options["new_version"]
         with import_errors():
-            results = rubrics_import(
-                options["file"], competition=competition, new_version=options["new_version"]
-            )
+            if options["dry_run"]:
+                changes = rubrics_preview(
+                    options["file"], competition=competition, new_version=new_version
+                )
+                results = [(None, change) for change in changes]
+            else:
+                results = rubrics_import(
+                    options["file"], competition=competition, new_version=new_version
+                )
         for rubric, change in results:
-            self.stdout.write(
-                f"problem {rubric.problem.number}: rubric v{rubric.version}, "
-                f"{rubric.criteria.count()} criteria"
-            )
-            if change.marks:
+            if rubric is None:
+                after = change.version_after(new_version=new_version)
+                self.stdout.write(
+                    f"problem {change.problem.number}: would be rubric v{after} "
+                    "(dry run: nothing written)"
+                )
+            else:
+                self.stdout.write(
+                    f"problem {rubric.problem.number}: rubric v{rubric.version}, "
+                    f"{rubric.criteria.count()} criteria"
+                )
+            if change.marks or change.needs_new_version:
                 for line in change.lines():
                     self.stdout.write(f"  {line}")
