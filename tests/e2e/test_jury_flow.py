@@ -23,7 +23,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from .conftest import login
+from .conftest import close_contexts, close_page, login, new_context
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -106,25 +106,21 @@ def new_page(browser):
     refused: list[str] = []  # what the pages' Content-Security-Policy blocked
 
     def open_page():
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        context = new_context(browser, viewport={"width": 1400, "height": 900})
         contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        page.on(
+        context.on(
             "console",
             lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,
         )
-        return page
+        return context.new_page()
 
     yield open_page
-    for context in contexts:
-        context.close()
+    close_contexts(contexts)
     assert not refused, refused
 
 
 def sign_in(page, live_server, username: str) -> None:
     login(page, live_server, username, PASSWORD)
-    expect(page.locator(".topbar .who")).to_have_text(username)
 
 
 def assert_anonymous(page, flow: Flow) -> None:
@@ -383,8 +379,8 @@ def test_a_failed_autosave_says_not_saved(new_page, live_server, flow):
     expect(page.locator("#id_password")).to_have_count(0)
     # Logging in again in another tab rotates the CSRF token; the old page saves anyway.
     other = context.new_page()
-    login(other, live_server, JUROR_A, PASSWORD)
-    other.close()
+    login(other, live_server, JUROR_A, PASSWORD)  # returns once the tab has loaded /jury/
+    close_page(other)  # not other.close(): see close_page
     with page.expect_response(lambda r: "/marks/" in r.url) as response:
         field.dispatch_event("change")  # the same value: the failed save may be sent again
     assert response.value.status == 200
