@@ -88,12 +88,18 @@ def batch_start(*, competition: Competition) -> str:
 
 
 def batch_resume(*, competition: Competition, batch: str) -> list[int]:
-    """Queue again the tasks of the problems with papers missing or failed; return those."""
+    """Queue again the problems with papers missing or failed of a stalled or failed batch.
+
+    Return their numbers. Tasks skip the papers already written; a batch still rendering is
+    refused, so that a click does not set a second worker on the same problem.
+    """
     directory = batch_dir(batch)
     manifest = batch_manifest(directory, competition)
     state = batch_state(batch, manifest)
     if state.complete:
         raise GradingError("every paper of this batch is written: nothing to resume")
+    if not state.resumable:
+        raise GradingError("this batch is still rendering: resume it once it has stalled")
     wanted = set(state.missing) | set(state.failed)
     numbers = sorted({n for code, n in manifest["papers"].items() if code in wanted})
     _queue(competition, directory, manifest, numbers)

@@ -6,7 +6,7 @@ others (an unbreakable 20,000-character word, hundreds of nested boxes). So befo
 markdown runs, a text is cut to a size and a number of lines, its list and quote nesting is
 flattened beyond a depth, and the forward scans of Python-Markdown's link, code and HTML
 patterns are estimated in one linear pass; a text over that budget, or whose HTML would nest
-too deep, is shown as escaped plain text instead. The full text stays downloadable
+too deep or hold too many elements for WeasyPrint, is shown as escaped plain text instead. The full text stays downloadable
 (`paper_text`), and benchmarks/untrusted_text.py measures the worst cases.
 """
 
@@ -69,6 +69,7 @@ LINE_LIMIT = 250  # lines shown of an explanation
 ANSWER_LIMIT = 2_000  # characters shown of one answer item
 NESTING_LIMIT = 8  # list and quote levels a line may open
 HTML_DEPTH_LIMIT = 32  # element depth of an explanation's HTML
+ELEMENT_LIMIT = 400  # elements of an explanation's HTML (the IOL-AI maximum: 163)
 # Estimated characters that Python-Markdown's bracket, code and HTML patterns scan forward.
 SCAN_BUDGET = 100_000
 # PDFs: an unbreakable run longer than this gets a break opportunity every BREAK_EVERY.
@@ -130,8 +131,8 @@ def explanation_html(text: str) -> SafeString:
     html = _markdown_html(shown.text)
     if html is None:
         html = _plain_html(shown.text) + (
-            '<p class="plain-text"><em>shown as plain text: its markup is too complex'
-            " to format</em></p>"
+            '<p class="plain-text"><em>shown as plain text: its markup is too long or too'
+            " complex to format</em></p>"
         )
     if shown.truncated:
         html += truncation_note("explanation", shown.length)
@@ -162,8 +163,10 @@ def _markdown_html(text: str) -> str | None:
         link_rel=None,
     )
     # Raw HTML passes through markdown: <ul><li> a thousand times over would reach
-    # WeasyPrint, whose layout recurses once per level.
-    if html_depth(cleaned) > HTML_DEPTH_LIMIT:
+    # WeasyPrint, whose layout recurses once per level; and WeasyPrint's time grows with
+    # the number of boxes (about half a millisecond each), so thousands of table rows or
+    # emphasised words are shown as the text they were written as.
+    if html_depth(cleaned) > HTML_DEPTH_LIMIT or html_elements(cleaned) > ELEMENT_LIMIT:
         return None
     return cleaned
 
@@ -181,44 +184,44 @@ def _plain_html(text: str) -> str:
 def flatten_nesting(text: str) -> str:
     """Return the text with every line's list and quote markers beyond NESTING_LIMIT escaped.
 
-    A line's depth is counted from its prefix: each `>`, each list marker and every four
-    columns of indentation open one level. Markers beyond the limit become literal text and
-    the indentation beyond it one space, so markdown cannot nest deeper than the limit.
+    A line's depth is counted from its prefix: each `>` and each list marker opens a level,
+    and so do every four columns of indentation at the start of the line or after a `>`
+    (after a list marker, markdown takes the spaces as the marker's). Markers beyond the
+    limit become literal text and the whitespace among them one space.
     """
     lines = text.split("\n")
     for index, line in enumerate(lines):
         prefix = _PREFIX.match(line)[0]
-        if prefix and _depth(prefix) > NESTING_LIMIT:
-            lines[index] = _flattened(prefix) + line[len(prefix) :]
+        if not prefix:
+            continue
+        levels = _prefix_levels(prefix)
+        if levels[-1][1] > NESTING_LIMIT:
+            lines[index] = _flattened(levels) + line[len(prefix) :]
     return "\n".join(lines)
 
 
-def _depth(prefix: str) -> int:
-    columns = markers = 0
+def _prefix_levels(prefix: str) -> list[tuple[str, int]]:
+    """Return the prefix's tokens, each with the nesting depth reached once it is read."""
+    levels = []
+    depth = columns = 0
+    counting = True  # whitespace is indentation at the start and after `>`
     for token in _PREFIX_TOKEN.findall(prefix):
-        if token == "\t":
-            columns += 4 - columns % 4
-        elif token == " ":
-            columns += 1
-        else:
-            markers += 1
-    return markers + columns // 4
+        if token in (" ", "\t"):
+            if counting:
+                columns += 4 - columns % 4 if token == "\t" else 1
+            levels.append((token, depth + max(columns, 0) // 4))
+            continue
+        depth += max(columns, 0) // 4 + 1
+        counting = token == ">"
+        columns = -1 if counting else 0  # `>` takes one space as its own
+        levels.append((token, depth))
+    return levels
 
 
-def _flattened(prefix: str) -> str:
+def _flattened(levels: list[tuple[str, int]]) -> str:
     kept: list[str] = []
-    columns = markers = 0
-    over = False
-    for token in _PREFIX_TOKEN.findall(prefix):
-        if not over:
-            if token == "\t":
-                columns += 4 - columns % 4
-            elif token == " ":
-                columns += 1
-            else:
-                markers += 1
-            over = markers + columns // 4 > NESTING_LIMIT
-        if not over:
+    for token, depth in levels:
+        if depth <= NESTING_LIMIT:
             kept.append(token)
         elif token in (" ", "\t"):
             if kept and kept[-1] != " ":
@@ -308,6 +311,11 @@ def html_depth(html: str) -> int:
             depth += 1
             deepest = max(deepest, depth)
     return deepest
+
+
+def html_elements(html: str) -> int:
+    """Return how many elements HTML holds (its start tags)."""
+    return sum(1 for match in _TAG.finditer(html) if not match[1])
 
 
 def breakable_html(html: str) -> str:
