@@ -61,14 +61,12 @@ def task_progress(result) -> Progress:
     return Progress(RUNNING)
 
 
-def poll_response(
-    request: HttpRequest, template: str, context: dict[str, Any], *, status: int = 200
-) -> HttpResponse:
+def poll_response(request: HttpRequest, template: str, context: dict[str, Any]) -> HttpResponse:
     """Render the page, or for htmx only its polling partial, 286 once the job is finished."""
     progress: Progress = context["progress"]
     if not request.htmx:
-        return render(request, template, context, status=status)
-    response = render(request, PARTIAL, context, status=status)
+        return render(request, template, context)
+    response = render(request, PARTIAL, context)
     if progress.finished:
         response.status_code = HTMX_STOP_POLLING
     return response

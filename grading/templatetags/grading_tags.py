@@ -18,7 +18,7 @@ def points(value) -> str:
 
 
 @register.filter
-def answer(value) -> SafeString:
+def shown_answer(value) -> SafeString:
     """Show an answer item escaped, cut to ANSWER_LIMIT with a note when longer."""
     shown = answer_text("" if value is None else str(value))
     note = truncation_note("answer", shown.length) if shown.truncated else ""
