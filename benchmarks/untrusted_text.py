@@ -19,6 +19,13 @@ EXPLANATION_LIMIT characters and LINE_LIMIT lines. For each case the script time
 
 It also times a 1 MB single-line answer in every item, the same paper with its own demo
 text (the baseline), and the longest real explanation of the IOL-AI 2026 submissions.
+It then times each superlinear family found (a unit repeated: `[`, `[a](`, `<a `, escaped
+backticks, comments after open tags, code spans, ...) at the edge of the budgets: the
+longest single block of it that grading.text still hands to Python-Markdown, in a text
+padded with prose to the size limit (Python-Markdown's time grows with the square of a
+block, so one block at the edge is the worst). With --fuzz SECONDS it first feeds `explanation_html` 10,000-character texts made of markdown
+tokens (a short random unit repeated, or random tokens; --seed) for that long and prints
+the slowest units.
 Data: a throwaway SQLite database in a temporary folder, migrated and loaded with
 `manage.py demo` (not timed), deleted at the end.
 """
@@ -72,11 +79,122 @@ def longest_real_explanation() -> str:
     return longest
 
 
+FUZZ_TOKENS = [
+    *"[]()`\\<>*_!-#|:~&;{}^=\"'@+$%",
+    " ",
+    "\n",
+    "\n\n",
+    "a",
+    "1. ",
+    "    ",
+    "\t",
+    "</",
+    "<a ",
+    "](",
+    "[^",
+    "*[",
+    "<!--",
+    "-->",
+    '<div markdown="1">',
+    "http://",
+    "+ ",
+    "> ",
+    "- ",
+    "```",
+    "~~~",
+    "<p>",
+    "</p>",
+    "<b>",
+    "<!-->",
+    "&amp;",
+    "&#",
+    "\\`",
+]
+
+
+def fuzz(seconds: float, seed: int) -> None:
+    """Time explanation_html on generated texts for `seconds`; print the slowest units."""
+    import random
+
+    from grading.text import EXPLANATION_LIMIT, explanation_html
+
+    rng = random.Random(seed)
+    deadline = time.monotonic() + seconds
+    timings = []
+    while time.monotonic() < deadline:
+        if rng.random() < 0.3:
+            unit = "random"
+            text = "".join(rng.choice(FUZZ_TOKENS) for _ in range(EXPLANATION_LIMIT // 2))
+        else:
+            unit = "".join(rng.choice(FUZZ_TOKENS) for _ in range(rng.randint(1, 7)))
+            text = unit * (EXPLANATION_LIMIT // len(unit) + 1)
+        text = text[:EXPLANATION_LIMIT]
+        started = time.process_time()
+        explanation_html(text)
+        timings.append((time.process_time() - started, unit))
+    timings.sort(reverse=True)
+    print(f"fuzz: {len(timings)} texts of {EXPLANATION_LIMIT} characters; the slowest:")
+    for seconds_cpu, unit in timings[:5]:
+        print(f"  {seconds_cpu:.3f} s CPU  {unit!r}")
+    print()
+
+
+# Units that Python-Markdown 3.11 renders in time superlinear in their repetitions.
+SUPERLINEAR = [
+    "[",
+    "![",
+    "[a](",
+    "<a ",
+    "\\``",
+    "- \\][",
+    "\\)+ [`](",
+    "<b><!-->",
+    "> <!--><a ",
+    "```#]```[^</p></p>",
+    "<!--></</p><b>:",
+    "```:`",
+    "*a* **b** _c_ ",
+]
+
+
+def edges() -> None:
+    """Time each superlinear unit as the longest block still rendered as markdown."""
+    from grading.text import (
+        EXPLANATION_LIMIT,
+        MARKUP_BUDGET,
+        SCAN_BUDGET,
+        explanation_html,
+        flatten_nesting,
+        markup_load,
+        scan_cost,
+    )
+
+    def fits(block: str) -> bool:
+        source = flatten_nesting(block)
+        return scan_cost(source) <= SCAN_BUDGET and markup_load(source) <= MARKUP_BUDGET
+
+    padding = "plain words of prose " * (EXPLANATION_LIMIT // 20)
+    worst = (0.0, "")
+    print("at the budgets' edge (the longest block of the unit still rendered as markdown):")
+    for unit in SUPERLINEAR:
+        low, high = 1, EXPLANATION_LIMIT
+        while low < high:  # the longest length that fits (fitting is monotonic here)
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if fits((unit * middle)[:middle]) else (low, middle - 1)
+        text = ((unit * low)[:low] + "\n\n" + padding)[:EXPLANATION_LIMIT]
+        seconds = min(timed(lambda text=text: explanation_html(text), 3)[:2])
+        worst = max(worst, (seconds, unit))
+        print(f"  {unit!r:24} block of {low:5d} characters: {seconds:.3f} s CPU")
+    print(f"  worst: {worst[0]:.3f} s CPU ({worst[1]!r})\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per case (default 3)")
     parser.add_argument("--case", action="append", help="only this case (repeatable)")
     parser.add_argument("--no-pdf", action="store_true", help="time explanation_html only")
+    parser.add_argument("--fuzz", type=float, default=0, help="seconds of generated texts first")
+    parser.add_argument("--seed", type=int, default=2026, help="of the generated texts")
     args = parser.parse_args(argv)
 
     tmp = Path(tempfile.mkdtemp(prefix="ioleval-untrusted-"))
@@ -98,6 +216,9 @@ def run(args) -> int:
     from puzzles.models import Output
     from tests.grading.test_untrusted_text import PATHOLOGICAL
 
+    if args.fuzz:
+        fuzz(args.fuzz, args.seed)
+    edges()
     cases = dict(PATHOLOGICAL)
     real = longest_real_explanation()
     if real:

@@ -5,8 +5,9 @@ is quadratic, a list nested a few hundred levels deep exhausts the stack) and We
 others (an unbreakable 20,000-character word, hundreds of nested boxes). So before any
 markdown runs, a text is cut to a size and a number of lines, its list and quote nesting is
 flattened beyond a depth, and the forward scans of Python-Markdown's link, code and HTML
-patterns are estimated in one linear pass; a text over that budget, or whose HTML would nest
-too deep or hold too many elements for WeasyPrint, is shown as escaped plain text instead. The full text stays downloadable
+patterns are estimated in one linear pass, with a coarser backstop (markup characters times
+the length of their block); a text over either budget, or whose HTML would nest too deep or
+hold too many elements for WeasyPrint, is shown as escaped plain text instead. The full text stays downloadable
 (`paper_text`), and benchmarks/untrusted_text.py measures the worst cases.
 """
 
@@ -72,6 +73,9 @@ HTML_DEPTH_LIMIT = 32  # element depth of an explanation's HTML
 ELEMENT_LIMIT = 400  # elements of an explanation's HTML (the IOL-AI maximum: 163)
 # Estimated characters that Python-Markdown's bracket, code and HTML patterns scan forward.
 SCAN_BUDGET = 100_000
+# Markup characters times the length of their block, summed over blocks: a backstop for
+# superlinear paths that the estimate above does not follow. The IOL-AI maximum: 207,752.
+MARKUP_BUDGET = 8_000_000
 # PDFs: an unbreakable run longer than this gets a break opportunity every BREAK_EVERY.
 BREAK_EVERY = 32
 ZERO_WIDTH_SPACE = "\u200b"
@@ -83,6 +87,7 @@ _PREFIX = re.compile(r"(?:[ \t]|>|[-*+](?=[ \t])|[0-9]{1,9}[.)](?=[ \t]))*")
 _PREFIX_TOKEN = re.compile(r"[ \t]|>|[-*+]|[0-9]{1,9}[.)]")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _BACKTICKS = re.compile(r"`+")
+_MARKUP = re.compile(r"[`\[\]<>!*_\\]")
 _ESCAPABLE = frozenset("\\`*_{}[]()>#+-.!:|")
 _LONG_RUN = re.compile(rf"[^\s<>]{{{2 * BREAK_EVERY},}}")
 _LONG_WORD = re.compile(rf"\S{{{2 * BREAK_EVERY},}}")
@@ -147,7 +152,7 @@ def answer_text(text: str) -> Shown:
 def _markdown_html(text: str) -> str | None:
     """Return the sanitized HTML of the text's markdown, or None when it would cost too much."""
     source = flatten_nesting(text)
-    if scan_cost(source) > SCAN_BUDGET:
+    if scan_cost(source) > SCAN_BUDGET or markup_load(source) > MARKUP_BUDGET:
         return None
     try:
         html = markdown.markdown(source, extensions=MARKDOWN_EXTENSIONS, output_format="html")
@@ -236,8 +241,9 @@ def scan_cost(text: str) -> int:
 
     Its link patterns scan from each `[` (and each `](`) to the matching bracket, its code
     pattern from each backtick run to the next run as long, its HTML patterns from each `<`
-    before a tag-like character to the next `>`; unmatched, to the end of the block. Blocks
-    end at blank lines. Linear in the text; a sum of n scans of up to n characters each.
+    before a tag-like character to the next `>`; unmatched, to the end of the block; its HTML
+    parser, at each comment, the rest of the block once per inline tag left open. Blocks end
+    at blank lines. Linear in the text; a sum of n scans of up to n characters each.
     """
     return sum(_block_scan_cost(block) for block in _BLANK_LINE.split(text))
 
@@ -249,6 +255,7 @@ def _block_scan_cost(block: str) -> int:
     parens: list[int] = []  # opened by `](`: a link's destination
     in_destination = 0  # parens open inside the destinations counted above
     closed_at = -2  # the last `]` that closed a bracket
+    tags = 0  # HTML start tags not closed yet (about)
     next_gt = -1
     escaped = False
     for index, char in enumerate(block):
@@ -281,8 +288,25 @@ def _block_scan_cost(block: str) -> int:
                 found = block.find(">", index)
                 next_gt = found if found >= 0 else end
             cost += next_gt - index
+            if block[index + 1].isalpha():
+                tags += 1
+            elif block[index + 1] == "/":
+                tags = max(0, tags - 1)
+            elif block.startswith("!--", index + 1):
+                # A comment makes the HTML parser search the rest of the block for the end
+                # of every inline tag still open (a regex in C: a thousand times cheaper).
+                cost += tags * (end - index) // 1024
     cost += sum(end - opened for opened in brackets) + sum(end - opened for opened in parens)
     return cost + _backtick_cost(block)
+
+
+def markup_load(text: str) -> int:
+    """Return the sum over blocks of (markup characters x block length).
+
+    Python-Markdown's superlinear paths (scans to the end of a block from an opener) need
+    many markup characters in a long block; prose with some emphasis stays far below.
+    """
+    return sum(len(block) * len(_MARKUP.findall(block)) for block in _BLANK_LINE.split(text))
 
 
 def _backtick_cost(block: str) -> int:

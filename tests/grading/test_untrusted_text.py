@@ -27,6 +27,7 @@ from grading.text import (
     EXPLANATION_LIMIT,
     HTML_DEPTH_LIMIT,
     LINE_LIMIT,
+    MARKUP_BUDGET,
     NESTING_LIMIT,
     ZERO_WIDTH_SPACE,
     breakable_html,
@@ -34,6 +35,7 @@ from grading.text import (
     flatten_nesting,
     html_depth,
     html_elements,
+    markup_load,
     scan_cost,
 )
 from puzzles.models import Output, System
@@ -55,6 +57,9 @@ PATHOLOGICAL = {
     "escaped brackets": "- \\][" * (BIG // 5),
     "escaped backticks": "\\``" * (BIG // 3),
     "unclosed HTML tags": "<a " * (BIG // 3),
+    "HTML comments after unclosed tags": "<b><!-->" * (BIG // 8),
+    "code spans of uneven backtick runs": "```:`" * (BIG // 5),
+    "code spans around footnote references": "```#]```[^</p></p>" * (BIG // 18),
     "HTML lists nested 2000 deep": "<ul><li>" * 2000 + "deepest",
     "HTML blockquotes nested 1000 deep": "<blockquote>" * 1000 + "deepest",
     "a huge single line": "a" * 1_000_000,
@@ -109,6 +114,13 @@ def test_over_the_scan_budget_the_text_is_shown_escaped_and_whole():
     assert "&lt;b&gt;kept&lt;/b&gt; &amp;" in html
 
 
+def test_markup_load_weighs_markup_by_the_length_of_its_block():
+    prose = "The plural of *sorel* 'house' is *sorel-ek* (see [1]). " * 30
+    assert markup_load(prose) < MARKUP_BUDGET // 10
+    assert markup_load("```:`" * 2000) > MARKUP_BUDGET  # dense markup in one long block
+    assert markup_load("\n\n".join(["```:`" * 20] * 100)) < MARKUP_BUDGET  # short blocks
+
+
 def test_too_many_elements_for_a_pdf_are_shown_as_the_text_written():
     html = explanation_html("*a* **b** `c` " * 200)
     assert "shown as plain text" in html
@@ -122,6 +134,9 @@ def test_scan_cost_is_small_for_prose_and_quadratic_for_unclosed_openers():
     assert scan_cost("[" * 1000) == sum(range(1, 1001))
     assert scan_cost("\\[" * 1000) == 0  # escaped: no link pattern scans from them
     assert scan_cost("[x][y]\n\n" * 1000) == 4000  # blocks end at blank lines
+    # Comments search the rest of the block for each inline tag left open.
+    assert scan_cost("<b>x</b> <!-- c --> " * 100) < 10_000
+    assert scan_cost("<b><!-->" * 1000) > 1_000_000
 
 
 def test_ordinary_markdown_still_renders():
