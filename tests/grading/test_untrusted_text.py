@@ -16,11 +16,12 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
+from django.utils.safestring import SafeString
 from pypdf import PdfReader
 
 from grading import pdf as grading_pdf
 from grading.models import Assignment, Paper
-from grading.pdf import paper_pdf, paper_text, papers_write
+from grading.pdf import Sheet, SheetItem, SheetTask, paper_pdf, paper_text, papers_write, sheets_pdf
 from grading.text import (
     ANSWER_LIMIT,
     ELEMENT_LIMIT,
@@ -345,3 +346,33 @@ def test_render_papers_renders_afresh_into_a_folder_it_wrote_before(jury, tmp_pa
 
     assert printed.getvalue().startswith("4 PDF papers written")
     assert stale.stat().st_mtime > 0
+
+
+def test_every_page_of_a_long_paper_names_its_code():
+    sheet = Sheet(
+        code="P2-WWNH",
+        competition="Demo Olympiad 2026",
+        problem_number=2,
+        problem_title="Oskrunic numerals",
+        language="Oskrunic (invented)",
+        context="ot 1\n" * 80,  # problem data that fills the first page
+        tasks=[
+            SheetTask(
+                number=1,
+                kind="Translation",
+                query="Translate.",
+                items=[SheetItem("1", "", "ot")],
+                has_prompts=False,
+                explanation=SafeString("<p>One.</p>" * 30),
+                explanation_same_as=None,
+            )
+        ],
+        grid=[],
+    )
+
+    reader = PdfReader(io.BytesIO(sheets_pdf([sheet], title="Paper P2-WWNH")))
+
+    assert len(reader.pages) > 2
+    # The running header, now that the code box is positioned rather than floated.
+    for page in reader.pages:
+        assert "Paper P2-WWNH" in page.extract_text()
