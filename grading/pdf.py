@@ -4,6 +4,10 @@ Model text is untrusted: it reaches the HTML escaped, or (explanations) as markd
 sanitized by `grading.text.explanation_html`, and WeasyPrint gets a URL fetcher that
 reads nothing but `data:` URLs and the app's own static files. Templates receive plain
 dataclasses of strings, never a Paper, so no template can reach the system behind a code.
+Model text is bounded too (`grading.text`): explanations and answers are cut with a note,
+and long unbreakable runs get break opportunities, so that no paper takes WeasyPrint long.
+A batch renders paper by paper: one that fails leaves `<code>.error` and the rest are
+written; `paper_text` is the full text that the notes point to.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import mimetypes
 import os
 import re
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -32,8 +37,16 @@ from puzzles.models import Competition, Output, Problem, Task
 
 from .errors import GradingError
 from .models import Paper
-from .selectors import current_rubrics, paper_answers
-from .text import explanation_html, points_text
+from .selectors import current_rubrics, paper_answers, paper_answers_of
+from .text import (
+    answer_text,
+    breakable_html,
+    breakable_text,
+    explanation_html,
+    points_text,
+)
+
+logger = logging.getLogger(__name__)
 
 # WeasyPrint logs every rendering step at INFO; keep workers' and commands' logs readable
 # unless the LOGGING setting chose a level for it.
@@ -109,7 +122,12 @@ def _static_response(url: str, rest: str) -> URLFetcherResponse:
 class SheetItem:
     label: str
     prompt: str
-    answer: str
+    answer: str  # as shown: cut to ANSWER_LIMIT, with break opportunities
+    answer_length: int = 0  # of the whole answer, when it was cut; else 0
+
+    @property
+    def answer_truncated(self) -> bool:
+        return self.answer_length > 0
 
 
 @dataclass(frozen=True)
@@ -180,14 +198,17 @@ def item_prompts(query: str, n_items: int) -> list[tuple[str, str]] | None:
 def _sheet_task(row: dict, earlier: dict[str, int]) -> SheetTask:
     task: Task = row["task"]
     prompts = item_prompts(task.query, len(row["items"]))
-    items = [
-        SheetItem(
-            label=prompts[i][0] if prompts else str(item["number"]),
-            prompt=prompts[i][1] if prompts else "",
-            answer=_text(item["answer"]).strip(),
+    items = []
+    for i, item in enumerate(row["items"]):
+        answer = answer_text(_text(item["answer"]).strip())
+        items.append(
+            SheetItem(
+                label=prompts[i][0] if prompts else str(item["number"]),
+                prompt=breakable_text(prompts[i][1]) if prompts else "",
+                answer=breakable_text(answer.text),
+                answer_length=answer.length if answer.truncated else 0,
+            )
         )
-        for i, item in enumerate(row["items"])
-    ]
     explanation = (row["explanation"] or "").strip()
     same_as = earlier.get(explanation) if explanation else None
     if explanation and same_as is None:
@@ -195,10 +216,14 @@ def _sheet_task(row: dict, earlier: dict[str, int]) -> SheetTask:
     return SheetTask(
         number=task.number,
         kind=task.get_task_type_display(),
-        query=task.query,
+        query=breakable_text(task.query),
         items=items,
         has_prompts=prompts is not None,
-        explanation=explanation_html(explanation) if same_as is None else SafeString(""),
+        explanation=(
+            SafeString(breakable_html(explanation_html(explanation)))
+            if same_as is None
+            else SafeString("")
+        ),
         explanation_same_as=same_as,
     )
 
@@ -206,6 +231,15 @@ def _sheet_task(row: dict, earlier: dict[str, int]) -> SheetTask:
 def paper_sheets(papers: Iterable[Paper]) -> list[Sheet]:
     """Return each paper's sheet, in the given order, in a fixed number of queries."""
     papers = list(papers)
+    build = sheet_builder(papers)
+    return [build(paper) for paper in papers]
+
+
+def sheet_builder(papers: list[Paper]) -> Callable[[Paper], Sheet]:
+    """Load what the papers' sheets need in a fixed number of queries; return a builder.
+
+    Building is per paper, so that a caller can isolate a paper whose text fails to render.
+    """
     problem_ids = {p.problem_id for p in papers}
     problems = {
         p.pk: p for p in Problem.objects.filter(pk__in=problem_ids).select_related("competition")
@@ -228,30 +262,29 @@ def paper_sheets(papers: Iterable[Paper]) -> list[Sheet]:
         )
     }
     criteria = current_rubrics(problem_ids)
-    sheets = []
-    for paper in papers:
+
+    def build(paper: Paper) -> Sheet:
         problem = problems[paper.problem_id]
         problem_tasks = tasks[problem.pk]
         rows = paper_answers(
             paper, problem_tasks, [outputs.get((paper.system_id, t.pk)) for t in problem_tasks]
         )
         earlier: dict[str, int] = {}
-        sheets.append(
-            Sheet(
-                code=paper.code,
-                competition=problem.competition.name,
-                problem_number=problem.number,
-                problem_title=problem.title,
-                language=problem.language,
-                context=problem.context,
-                tasks=[_sheet_task(row, earlier) for row in rows],
-                grid=[
-                    GridRow(c.code, c.title, c.description, c.get_kind_display(), c.maximum, c.step)
-                    for c in criteria.get(problem.pk, [])
-                ],
-            )
+        return Sheet(
+            code=paper.code,
+            competition=problem.competition.name,
+            problem_number=problem.number,
+            problem_title=problem.title,
+            language=problem.language,
+            context=breakable_text(problem.context),
+            tasks=[_sheet_task(row, earlier) for row in rows],
+            grid=[
+                GridRow(c.code, c.title, c.description, c.get_kind_display(), c.maximum, c.step)
+                for c in criteria.get(problem.pk, [])
+            ],
         )
-    return sheets
+
+    return build
 
 
 # --- rendering ------------------------------------------------------------------------------
@@ -328,23 +361,92 @@ def competition_papers(competition: Competition, problem_number: int | None = No
     return list(papers.order_by("problem__number", "code"))
 
 
+ERROR_SUFFIX = ".error"
+
+
 def papers_write(
     papers: Iterable[Paper],
     out_dir: Path,
     *,
     on_progress: Callable[[int, int], None] | None = None,
+    skip_written: bool = False,
 ) -> list[Path]:
-    """Write one `<code>.pdf` per paper into out_dir and return the paths written."""
+    """Write one `<code>.pdf` per paper into out_dir and return the paths written.
+
+    Papers render one by one: one that fails leaves `<code>.error` (the reason) and the
+    others are still written. With skip_written, a paper whose PDF is already there is left
+    as it is, so that a task delivered again or resumed carries on where the last stopped.
+    """
     papers = list(papers)
     names = [paper_filename(p) for p in papers]
     out_dir.mkdir(parents=True, exist_ok=True)
+    build = sheet_builder(papers)
     written = []
-    for done, (sheet, name) in enumerate(zip(paper_sheets(papers), names, strict=True), 1):
+    for done, (paper, name) in enumerate(zip(papers, names, strict=True), 1):
         target = out_dir / name
-        partial = target.with_name(f".{name}.part")
-        partial.write_bytes(sheets_pdf([sheet], title=f"Paper {sheet.code}"))
-        os.replace(partial, target)
-        written.append(target)
+        if not (skip_written and target.exists()) and _paper_write(paper, build, target):
+            written.append(target)
         if on_progress:
             on_progress(done, len(papers))
     return written
+
+
+def _paper_write(paper: Paper, build: Callable[[Paper], Sheet], target: Path) -> bool:
+    error = target.with_suffix(ERROR_SUFFIX)
+    started = time.perf_counter()
+    try:
+        data = sheets_pdf([build(paper)], title=f"Paper {paper.code}")
+    except Exception as exc:  # one paper's failure must not lose the batch
+        logger.exception("paper %s did not render", paper.code)
+        error.write_text(f"{type(exc).__name__}: {exc}"[:500] + "\n", encoding="utf-8")
+        return False
+    partial = target.with_name(f".{target.name}.part")
+    partial.write_bytes(data)
+    os.replace(partial, target)
+    error.unlink(missing_ok=True)
+    logger.debug("paper %s rendered in %.2f s", paper.code, time.perf_counter() - started)
+    return True
+
+
+def papers_failed(out_dir: Path, codes: Iterable[str] | None = None) -> dict[str, str]:
+    """Return {code: reason} of the papers whose rendering failed in out_dir (of these codes)."""
+    if not out_dir.is_dir():
+        return {}
+    failed = {
+        path.stem: path.read_text(encoding="utf-8", errors="replace").strip()
+        for path in sorted(out_dir.glob(f"*{ERROR_SUFFIX}"))
+    }
+    if codes is not None:
+        wanted = set(codes)
+        failed = {code: reason for code, reason in failed.items() if code in wanted}
+    return failed
+
+
+def papers_clear(papers: Iterable[Paper], out_dir: Path) -> None:
+    """Remove the papers' PDFs and error notes from out_dir, so that they render afresh."""
+    for paper in papers:
+        target = out_dir / paper_filename(paper)
+        target.unlink(missing_ok=True)
+        target.with_suffix(ERROR_SUFFIX).unlink(missing_ok=True)
+
+
+def paper_text(paper: Paper) -> str:
+    """Return the paper's answers and explanations in full, as plain text.
+
+    Pages and PDFs cut long model text with a note that points here. Like a sheet, it holds
+    no system, team, tier, rank, key or score.
+    """
+    problem = paper.problem
+    title = f"Problem {problem.number}" + (f": {problem.title}" if problem.title else "")
+    lines = [
+        f"Paper {paper.code} · {title}",
+        "The answers and explanations of this paper in full, as the system gave them.",
+    ]
+    for row in paper_answers_of(paper):
+        task: Task = row["task"]
+        lines += ["", "", f"== Assignment {task.number} ({task.get_task_type_display()}) =="]
+        lines += ["", "Answers:"]
+        for item in row["items"]:
+            lines.append(f"{item['number']}. {_text(item['answer']).strip()}")
+        lines += ["", "Explanation:", (row["explanation"] or "").strip() or "(none)"]
+    return "\n".join(lines) + "\n"

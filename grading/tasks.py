@@ -19,9 +19,12 @@ from .pdf import competition_papers, packet_pdf, papers_write
 def render_papers_task(
     self, competition_id: int, out_dir: str, problem_number: int | None = None
 ) -> int:
-    """Write `<code>.pdf` for every paper (of one problem, if given); return how many.
+    """Write the missing `<code>.pdf` of every paper (of one problem, if given); return how many.
 
-    Reports PROGRESS with meta {"done", "total"} after each paper, for a polling page.
+    Idempotent: a paper whose PDF is already in out_dir is skipped, so that a task delivered
+    again after its worker was lost (acks_late) or queued again by a resume carries on. A
+    paper that fails leaves `<code>.error` and the others are still written. Reports
+    PROGRESS with meta {"done", "total"} after each paper, for a polling page.
     """
     competition = Competition.objects.get(pk=competition_id)
     papers = competition_papers(competition, problem_number)
@@ -31,7 +34,8 @@ def render_papers_task(
             self.update_state(state="PROGRESS", meta={"done": done, "total": total})
 
     progress(0, len(papers))
-    return len(papers_write(papers, Path(out_dir), on_progress=progress))
+    written = papers_write(papers, Path(out_dir), on_progress=progress, skip_written=True)
+    return len(written)
 
 
 @shared_task

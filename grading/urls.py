@@ -25,6 +25,7 @@ urlpatterns = [
     path("jury/papers/<code:code>/marks/<int:criterion_id>/", views.mark_save, name="mark"),
     path("jury/papers/<code:code>/submit/", views.submit, name="submit"),
     path("jury/papers/<code:code>/paper.pdf", views.paper_download, name="paper_pdf"),
+    path("jury/papers/<code:code>/paper.txt", views.paper_text_download, name="paper_text"),
     path("jury/problems/<int:problem_id>/packet.pdf", views.packet_download, name="packet_pdf"),
     path("jury/papers/<code:code>/tags/", views.tags_save, name="tags"),
     path("jury/papers/<code:code>/criteria/<int:criterion_id>/", views.thread, name="thread"),
@@ -46,6 +47,9 @@ urlpatterns = [
     path("c/<slug:slug>/jury/pdf/", views.batch_start, name="pdf_batch"),
     path("c/<slug:slug>/jury/pdf/<str:task_id>/", views.batch_status, name="pdf_batch_status"),
     path("c/<slug:slug>/jury/pdf/<str:task_id>/papers.zip", views.batch_zip, name="pdf_batch_zip"),
+    path(
+        "c/<slug:slug>/jury/pdf/<str:task_id>/resume/", views.batch_resume, name="pdf_batch_resume"
+    ),
     path("c/<slug:slug>/jury/problems/<int:number>/rubric/", views.rubric_edit, name="rubric"),
     path("c/<slug:slug>/jury/problems/<int:number>/sheet/", views.sheet, name="sheet"),
     path("c/<slug:slug>/jury/problems/<int:number>/finalize/", views.finalize, name="finalize"),

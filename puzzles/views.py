@@ -8,10 +8,12 @@ from celery.result import AsyncResult
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.celery import app as celery_app
 from ioleval.http import XLSX, attachment
+from ioleval.progress import DONE, FAILED, RUNNING, UNKNOWN, Progress, poll_response, task_progress
 from ioleval.roles import ORGANIZER, role_required
 
 from . import services
@@ -132,28 +134,37 @@ def competition_rescore(request: HttpRequest, slug: str) -> HttpResponse:
     """Start rescoring every output in the background; the page polls its state."""
     competition = competition_get(slug)
     result = competition_rescore_task.delay(competition.pk)
-    return _rescore_status(request, competition, result)
+    return _rescore_status(request, competition, result.id)
 
 
 @require_GET
 @organizer_required
 def competition_rescore_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
     competition = competition_get(slug)
-    return _rescore_status(request, competition, AsyncResult(task_id, app=celery_app))
+    return _rescore_status(request, competition, task_id)
 
 
-def _rescore_status(request: HttpRequest, competition: Competition, result) -> HttpResponse:
-    context = {"competition": competition, "result": result, "ready": result.ready()}
-    if context["ready"]:
-        context["failed"] = result.failed()
-        context["count"] = None if result.failed() else result.result
+def _rescore_status(request: HttpRequest, competition: Competition, task_id: str) -> HttpResponse:
+    # Without a broker the task has run in-process already and its result is kept in this
+    # process (CELERY_TASK_STORE_EAGER_RESULT); an id it does not know is no longer known.
+    progress = task_progress(AsyncResult(task_id, app=celery_app))
+    if celery_app.conf.task_always_eager and progress.state == RUNNING:
+        progress = Progress(UNKNOWN)
+    context = {
+        "competition": competition,
+        "progress": progress,
+        "poll_id": "rescore",
+        "poll_url": reverse("puzzles:rescore_status", args=[competition.slug, task_id]),
+        "body": "puzzles/partials/_rescore_status.html",
+    }
     if request.htmx:
-        response = render(request, "puzzles/competition_detail.html#rescore", context)
-        # 286 tells htmx to stop polling.
-        response.status_code = 286 if context["ready"] else 200
-        return response
-    if context["ready"] and not context["failed"]:
-        messages.success(request, f"Rescored {context['count']} outputs.")
+        return poll_response(request, "puzzles/competition_detail.html", context)
+    if progress.state == DONE:
+        messages.success(request, f"Rescored {progress.done} outputs.")
+    elif progress.state == FAILED:
+        messages.error(request, "Rescoring failed.")
+    elif progress.state == UNKNOWN:
+        messages.info(request, "No record of that rescoring: it ended before a restart.")
     else:
         messages.info(request, "Rescoring runs in the background; reload to see it finish.")
     return redirect("puzzles:competition", slug=competition.slug)

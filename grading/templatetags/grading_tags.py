@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
-from ..text import points_text
+from ..text import answer_text, points_text, truncation_note
 
 register = template.Library()
 
@@ -13,3 +15,11 @@ register = template.Library()
 def points(value) -> str:
     """Format points as written by hand: 3, 0.5 (never 3.00)."""
     return points_text(value)
+
+
+@register.filter
+def shown_answer(value) -> SafeString:
+    """Show an answer item escaped, cut to ANSWER_LIMIT with a note when longer."""
+    shown = answer_text("" if value is None else str(value))
+    note = truncation_note("answer", shown.length) if shown.truncated else ""
+    return mark_safe(escape(shown.text) + note)  # noqa: S308 -- escaped text and a fixed note

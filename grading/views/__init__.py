@@ -15,14 +15,24 @@ from .organizer import (
     tags_config,
     totals,
 )
-from .pdf import batch_start, batch_status, batch_zip, packet_download, paper_download
+from .pdf import (
+    batch_resume,
+    batch_start,
+    batch_status,
+    batch_zip,
+    packet_download,
+    paper_download,
+    paper_text_download,
+)
 
 __all__ = [
+    "batch_resume",
     "batch_start",
     "batch_status",
     "batch_zip",
     "packet_download",
     "paper_download",
+    "paper_text_download",
     "assign",
     "finalize",
     "grade",

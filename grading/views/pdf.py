@@ -1,34 +1,26 @@
-"""PDF papers: a juror's paper and packet, and the organizers' batch with progress."""
+"""PDF papers: a juror's paper and packet, a paper's full text, the organizers' batches."""
 
 from __future__ import annotations
 
-import io
-import json
-import re
-import uuid
-import zipfile
-from pathlib import Path
-
-from celery.result import AsyncResult
-from django.conf import settings
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from ioleval.celery import app as celery_app
 from ioleval.http import attachment
+from ioleval.progress import poll_response
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, role_required
 from puzzles.models import Problem
 from puzzles.selectors import competition_get
 
+from .. import batches
+from ..errors import GradingError
 from ..models import Assignment, Paper
-from ..pdf import packet_pdf, paper_filename, paper_pdf
+from ..pdf import packet_pdf, paper_filename, paper_pdf, paper_text
 from ..selectors import assignment_for
-from ..tasks import render_papers_task
-
-_TASK_ID = re.compile(r"^[0-9a-f]{32}$")
-MANIFEST = "batch.json"
+from .chair import _thread_access
 
 
 @require_GET
@@ -51,90 +43,74 @@ def packet_download(request: HttpRequest, problem_id: int) -> HttpResponse:
     )
 
 
-def _batch_dir(task_id: str) -> Path:
-    if not _TASK_ID.fullmatch(task_id):
-        raise Http404
-    return Path(settings.MEDIA_ROOT) / "papers" / task_id
+@require_GET
+@role_required(JUROR, CHAIR, ORGANIZER)
+def paper_text_download(request: HttpRequest, code: str) -> HttpResponse:
+    """The paper's answers and explanations in full: the download that cut text points to.
+
+    Whoever reads the paper's text on a page gets it: its jurors, and chairs and organizers
+    as they reach its discussion threads.
+    """
+    paper = get_object_or_404(Paper.objects.select_related("problem"), code=code)
+    if not Assignment.objects.filter(paper=paper, juror=request.user).exists():
+        _thread_access(request, paper)
+    return attachment(paper_text(paper), f"{paper.code}.txt", "text/plain; charset=utf-8")
 
 
-def _problem_numbers(competition) -> list[int]:
-    return sorted(
-        competition.problems.filter(papers__isnull=False)
-        .distinct()
-        .values_list("number", flat=True)
-    )
+def _batch(slug: str, batch: str):
+    """Return (competition, manifest) of a batch, or 404."""
+    competition = competition_get(slug)
+    try:
+        return competition, batches.batch_manifest(batches.batch_dir(batch), competition)
+    except GradingError:
+        raise Http404("no such batch") from None
 
 
 @require_POST
 @role_required(ORGANIZER)
 def batch_start(request: HttpRequest, slug: str) -> HttpResponse:
-    """Queue one rendering task per problem, so that several workers share the batch.
-
-    The batch's directory gets a manifest (the problems and how many papers to expect), so
-    that its progress is read from the files written, with or without a result backend.
-    """
-    competition = competition_get(slug)
-    batch = uuid.uuid4().hex
-    out = _batch_dir(batch)
-    out.mkdir(parents=True)
-    numbers = _problem_numbers(competition)
-    total = Paper.objects.filter(problem__competition=competition).count()
-    manifest = {"competition": competition.pk, "problems": numbers, "total": total}
-    (out / MANIFEST).write_text(json.dumps(manifest))
-    for n in numbers:
-        render_papers_task.apply_async(args=[competition.pk, str(out), n], task_id=f"{batch}-{n}")
+    """Queue one rendering task per problem, so that several workers share the batch."""
+    batch = batches.batch_start(competition=competition_get(slug))
     return redirect("grading:pdf_batch_status", slug=slug, task_id=batch)
 
 
 @require_GET
 @role_required(ORGANIZER)
 def batch_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
-    competition = competition_get(slug)
-    directory = _batch_dir(task_id)
-    manifest = _manifest(directory, competition)
-    done = len(list(directory.glob("*.pdf")))
-    failed = False
-    if celery_app.conf.result_backend:  # without one (tasks run in-process) no task state
-        results = [AsyncResult(f"{task_id}-{n}", app=celery_app) for n in manifest["problems"]]
-        failed = any(r.failed() for r in results)
-    ready = failed or done >= manifest["total"]
+    competition, manifest = _batch(slug, task_id)
+    state = batches.batch_state(task_id, manifest)
     context = {
         "competition": competition,
-        "task_id": task_id,
-        "ready": ready,
-        "failed": failed,
-        "count": done,
-        "done": done,
-        "total": manifest["total"],
+        "batch": state,
+        "progress": state.progress,
+        "poll_id": "batch",
+        "poll_url": reverse("grading:pdf_batch_status", args=[slug, task_id]),
+        "body": "grading/partials/_pdf_batch_status.html",
     }
-    template = "grading/pdf_batch.html#status" if request.htmx else "grading/pdf_batch.html"
-    response = render(request, template, context)
-    if request.htmx and ready:
-        response.status_code = 286  # stop polling
-    return response
+    return poll_response(request, "grading/pdf_batch.html", context)
 
 
-def _manifest(directory: Path, competition) -> dict:
-    """Return the batch's manifest, or 404 when there is none for this competition."""
+@require_POST
+@role_required(ORGANIZER)
+def batch_resume(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
+    """Queue again the problems of a stalled or failed batch whose papers are missing."""
+    competition, _ = _batch(slug, task_id)
     try:
-        manifest = json.loads((directory / MANIFEST).read_text())
-    except FileNotFoundError:
-        raise Http404("no such batch") from None
-    if manifest["competition"] != competition.pk:
-        raise Http404("no such batch")
-    return manifest
+        numbers = batches.batch_resume(competition=competition, batch=task_id)
+    except GradingError as error:
+        messages.error(request, str(error))
+    else:
+        problems = ", ".join(str(n) for n in numbers)
+        messages.info(request, f"Resumed: problem {problems} queued again.")
+    return redirect("grading:pdf_batch_status", slug=slug, task_id=task_id)
 
 
 @require_GET
 @role_required(ORGANIZER)
 def batch_zip(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
-    directory = _batch_dir(task_id)
-    _manifest(directory, competition_get(slug))
-    files = sorted(directory.glob("*.pdf")) if directory.is_dir() else []
-    if not files:
-        raise Http404("no papers rendered under this batch")
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in files:
-            archive.write(path, path.name)
-    return attachment(buffer.getvalue(), f"{slug}-papers.zip", "application/zip")
+    _, manifest = _batch(slug, task_id)
+    try:
+        content, filename = batches.batch_zip(task_id, manifest, slug=slug)
+    except GradingError as error:
+        raise Http404(str(error)) from None
+    return attachment(content, filename, "application/zip")

@@ -141,11 +141,25 @@ IOLEVAL_ZIP_MAX_BYTES = env.int("IOLEVAL_ZIP_MAX_BYTES", default=500 * 1024 * 10
 IOLEVAL_ZIP_MAX_MEMBERS = env.int("IOLEVAL_ZIP_MAX_MEMBERS", default=10_000)
 IOLEVAL_ZIP_MAX_RATIO = env.int("IOLEVAL_ZIP_MAX_RATIO", default=100)
 
-# Celery: without a broker, tasks run in-process (eager), so `make run` needs nothing else.
+# Celery: without a broker, tasks run in-process (eager), so `make run` needs nothing else;
+# their results are then kept in the process's memory, so that status pages still answer.
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="")
-CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=CELERY_BROKER_URL or None)
+CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=CELERY_BROKER_URL or "cache+memory://")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_STORE_EAGER_RESULT = True
 CELERY_TASK_EAGER_PROPAGATES = True
+# A task is acknowledged when it ends, not when a worker takes it: a worker killed mid-task
+# (kill -9, out of memory, a lost machine) leaves its message to be delivered again, and
+# tasks are idempotent (render_papers_task skips the PDFs already written). Each worker
+# process reserves one task at a time, so a lost worker strands no queue behind it.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Redis delivers an unacknowledged message again after this many seconds (kombu's default,
+# an hour). It must exceed the longest task, or a task still running is started twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = TIME_ZONE

@@ -4,6 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.errors import GradingError
+from grading.pdf import competition_papers, papers_clear, papers_failed
 from grading.tasks import render_papers_task
 from puzzles.models import Competition
 
@@ -11,7 +12,9 @@ from puzzles.models import Competition
 class Command(BaseCommand):
     help = (
         "Render each paper of a competition as <code>.pdf in a folder, through Celery "
-        "(in-process when no broker is configured)."
+        "(in-process when no broker is configured). A paper that fails to render leaves "
+        "<code>.error with the reason; the others are written and the command exits non-zero "
+        "naming the failed papers."
     )
 
     def add_arguments(self, parser):
@@ -34,6 +37,13 @@ class Command(BaseCommand):
             raise CommandError(f"no papers in {competition.slug}; run select_for_jury first")
         # A worker may run elsewhere: give it an absolute path (on a shared disk).
         out = Path(options["out"]).expanduser().resolve()
+        # Tasks skip the PDFs already in the folder (so that a task delivered again resumes):
+        # clear this run's papers first, so that each is rendered afresh.
+        papers = competition_papers(competition, problem)
+        try:
+            papers_clear(papers, out)
+        except GradingError as error:
+            raise CommandError(str(error)) from error
         started = time.perf_counter()
         # One task per problem, so that several workers share the batch.
         results = [render_papers_task.delay(competition.pk, str(out), n) for n in numbers]
@@ -43,3 +53,10 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         elapsed = time.perf_counter() - started
         self.stdout.write(f"{written} PDF papers written to {out} in {elapsed:.1f} s")
+        failed = papers_failed(out, [p.code for p in papers])
+        if failed:
+            for code, reason in failed.items():
+                self.stderr.write(f"{code}: {reason} (see {out / code}.error)")
+            raise CommandError(
+                f"{len(failed)} of {len(papers)} papers failed to render: {', '.join(failed)}"
+            )

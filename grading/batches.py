@@ -1,0 +1,228 @@
+"""PDF batches of the organizers: a folder per batch, its manifest, progress, resume, zip.
+
+A batch is MEDIA_ROOT/papers/<id>/ with `batch.json` (the competition, the papers' codes
+and problems, the task of each problem) and, as tasks render them, `<code>.pdf` or
+`<code>.error`. Progress is read from those files, so it holds with or without a result
+backend, and a batch whose worker died is seen as stalled (nothing written for
+STALL_AFTER_SECONDS, no task known to be running) and resumed: its missing problems are
+queued again into the same folder, where tasks skip the papers already written.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import time
+import uuid
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from celery.result import AsyncResult
+from django.conf import settings
+
+from ioleval.celery import app as celery_app
+from ioleval.progress import DONE, FAILED, RUNNING, STALLED, Progress, task_progress
+from puzzles.models import Competition
+
+from .errors import GradingError
+from .models import Paper
+from .pdf import ERROR_SUFFIX, papers_failed
+from .tasks import render_papers_task
+
+MANIFEST = "batch.json"
+# A paper renders in well under a second (benchmarks/README.md): two minutes without a new
+# file means that no worker is rendering this batch (or that all are busy elsewhere).
+STALL_AFTER_SECONDS = 120
+_BATCH_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+@dataclass(frozen=True)
+class BatchState:
+    """What a batch page shows: progress, and which papers are written, failed or missing."""
+
+    batch: str
+    progress: Progress
+    written: list[str]
+    failed: dict[str, str]  # code -> reason
+    missing: list[str]
+    failed_tasks: list[int] = field(default_factory=list)  # problems whose task failed
+    idle_seconds: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return not self.failed and not self.missing
+
+    @property
+    def resumable(self) -> bool:
+        return self.progress.state in (STALLED, FAILED) and bool(self.failed or self.missing)
+
+
+def batch_dir(batch: str) -> Path:
+    """Return the folder of a batch id; GradingError for anything but 32 hex digits."""
+    if not _BATCH_ID.fullmatch(batch):
+        raise GradingError("no such batch")
+    return Path(settings.MEDIA_ROOT) / "papers" / batch
+
+
+def batch_start(*, competition: Competition) -> str:
+    """Create a batch of every paper of the competition, queue one task per problem."""
+    batch = uuid.uuid4().hex
+    directory = batch_dir(batch)
+    directory.mkdir(parents=True)
+    papers = Paper.objects.filter(problem__competition=competition).order_by(
+        "problem__number", "code"
+    )
+    codes = {code: number for code, number in papers.values_list("code", "problem__number")}
+    manifest = {
+        "competition": competition.pk,
+        "problems": sorted(set(codes.values())),
+        "papers": codes,
+        "total": len(codes),
+        "tasks": {},
+    }
+    _queue(competition, directory, manifest, manifest["problems"])
+    return batch
+
+
+def batch_resume(*, competition: Competition, batch: str) -> list[int]:
+    """Queue again the problems with papers missing or failed of a stalled or failed batch.
+
+    Return their numbers. Tasks skip the papers already written; a batch still rendering is
+    refused, so that a click does not set a second worker on the same problem.
+    """
+    directory = batch_dir(batch)
+    manifest = batch_manifest(directory, competition)
+    state = batch_state(batch, manifest)
+    if state.complete:
+        raise GradingError("every paper of this batch is written: nothing to resume")
+    if not state.resumable:
+        raise GradingError("this batch is still rendering: resume it once it has stalled")
+    wanted = set(state.missing) | set(state.failed)
+    numbers = sorted({n for code, n in manifest["papers"].items() if code in wanted})
+    _queue(competition, directory, manifest, numbers)
+    return numbers
+
+
+def _queue(competition: Competition, directory: Path, manifest: dict, numbers: list[int]) -> None:
+    resumed = manifest.setdefault("resumed", 0) + (1 if manifest["tasks"] else 0)
+    manifest["resumed"] = resumed
+    ids = {n: f"{directory.name}-{n}" + (f"-r{resumed}" if resumed else "") for n in numbers}
+    manifest["tasks"].update({str(n): task_id for n, task_id in ids.items()})
+    _manifest_write(directory, manifest)  # first, so that an eager task finds it
+    for n, task_id in ids.items():
+        render_papers_task.apply_async(args=[competition.pk, str(directory), n], task_id=task_id)
+
+
+def _manifest_write(directory: Path, manifest: dict) -> None:
+    partial = directory / f".{MANIFEST}.part"
+    partial.write_text(json.dumps(manifest), encoding="utf-8")
+    os.replace(partial, directory / MANIFEST)
+
+
+def batch_manifest(directory: Path, competition: Competition) -> dict:
+    """Return the batch's manifest; GradingError when there is none for this competition."""
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GradingError("no such batch") from None
+    if manifest.get("competition") != competition.pk:
+        raise GradingError("no such batch")
+    if "papers" not in manifest:  # a batch started before manifests listed their papers
+        papers = Paper.objects.filter(
+            problem__competition=competition, problem__number__in=manifest["problems"]
+        )
+        manifest["papers"] = dict(papers.values_list("code", "problem__number"))
+        manifest["tasks"] = {str(n): f"{directory.name}-{n}" for n in manifest["problems"]}
+    return manifest
+
+
+def batch_state(batch: str, manifest: dict) -> BatchState:
+    """Return the batch's progress from its files, and its tasks' states when known."""
+    directory = batch_dir(batch)
+    codes = sorted(manifest["papers"])
+    names = {entry.name: entry for entry in os.scandir(directory)}
+    written = [code for code in codes if f"{code}.pdf" in names]
+    failed = papers_failed(directory, set(codes) - set(written))
+    missing = [code for code in codes if code not in written and code not in failed]
+    last = max(
+        (entry.stat().st_mtime for entry in names.values() if _counts_as_activity(entry.name)),
+        default=0.0,
+    )
+    idle = max(0, int(time.time() - last))
+    tasks = _task_progress(manifest)
+    failed_tasks = sorted(int(n) for n, p in tasks.items() if p.state == FAILED)
+    running = any(p.state == RUNNING for p in tasks.values())
+    done = len(written) + len(failed)
+    if not missing:
+        state = FAILED if failed else DONE
+    elif tasks and not running:  # every task has ended, papers are still missing
+        state = FAILED
+    elif idle >= STALL_AFTER_SECONDS:
+        state = STALLED
+    else:
+        state = RUNNING
+    return BatchState(
+        batch=batch,
+        progress=Progress(state, done, len(codes)),
+        written=written,
+        failed=failed,
+        missing=missing,
+        failed_tasks=failed_tasks,
+        idle_seconds=idle,
+    )
+
+
+def _counts_as_activity(name: str) -> bool:
+    # A paper renders in well under a second: its file is the batch's heartbeat.
+    return name == MANIFEST or name.endswith((".pdf", ERROR_SUFFIX))
+
+
+def _task_progress(manifest: dict) -> dict[str, Progress]:
+    """Return each problem's task progress, or {} when there is no result backend to ask."""
+    if not celery_app.conf.result_backend:
+        return {}
+    return {
+        number: task_progress(AsyncResult(task_id, app=celery_app))
+        for number, task_id in manifest["tasks"].items()
+    }
+
+
+def batch_zip(batch: str, manifest: dict, *, slug: str) -> tuple[bytes, str]:
+    """Return the batch's PDFs as a zip and its file name; a partial zip says so.
+
+    A batch with papers missing or failed gives `<slug>-papers-partial-N-of-M.zip`, with a
+    README.txt that lists them (and why each failed).
+    """
+    state = batch_state(batch, manifest)
+    if not state.written:
+        raise GradingError("no papers rendered under this batch yet")
+    directory = batch_dir(batch)
+    total = len(manifest["papers"])
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for code in state.written:
+            archive.write(directory / f"{code}.pdf", f"{code}.pdf")
+        if not state.complete:
+            archive.writestr("README.txt", _partial_readme(state, total))
+    if state.complete:
+        return buffer.getvalue(), f"{slug}-papers.zip"
+    return buffer.getvalue(), f"{slug}-papers-partial-{len(state.written)}-of-{total}.zip"
+
+
+def _partial_readme(state: BatchState, total: int) -> str:
+    lines = [
+        f"This zip is partial: {len(state.written)} of {total} papers.",
+        "",
+    ]
+    if state.failed:
+        lines.append(f"Failed to render ({len(state.failed)}):")
+        lines += [f"  {code}: {reason}" for code, reason in state.failed.items()]
+        lines.append("")
+    if state.missing:
+        lines.append(f"Not rendered yet ({len(state.missing)}):")
+        lines += [f"  {code}" for code in state.missing]
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,72 @@
+"""One progress mechanism for background jobs: a state, one polling partial, 286 at the end.
+
+A page that follows a job (a PDF batch, a rescoring) puts `progress` (a Progress),
+`poll_id`, `poll_url` and `body` (the template of what it shows inside) in its context and
+includes `partials/_progress.html`; the polling view answers with `poll_response`, which
+renders that partial alone for htmx and stops the polling once the job is finished.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django_htmx.http import HTMX_STOP_POLLING
+
+PARTIAL = "partials/_progress.html"
+
+RUNNING = "running"
+DONE = "done"
+FAILED = "failed"
+STALLED = "stalled"  # nothing happened for a while and nothing says it still runs
+UNKNOWN = "unknown"  # no record of the job (e.g. in-process results lost by a restart)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a background job stands; done and total count its steps when it reports them."""
+
+    state: str
+    done: int | None = None
+    total: int | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Return True once nothing more will happen without someone acting."""
+        return self.state in (DONE, FAILED, UNKNOWN)
+
+    @property
+    def poll_seconds(self) -> int:
+        """Return how often a page polls: slower while the job looks stalled."""
+        return 5 if self.state == STALLED else 1
+
+
+def task_progress(result) -> Progress:
+    """Return a Celery task's progress from its result (eager, or from the result backend).
+
+    A task that reports PROGRESS with meta {"done", "total"} gets those counts; a finished
+    task's result counts as its done steps when it is an int.
+    """
+    state = result.state
+    if state == "SUCCESS":
+        value = result.result
+        count = value if isinstance(value, int) else None
+        return Progress(DONE, count, count)
+    if state in ("FAILURE", "REVOKED"):
+        return Progress(FAILED)
+    if state == "PROGRESS" and isinstance(result.info, dict):
+        return Progress(RUNNING, result.info.get("done"), result.info.get("total"))
+    return Progress(RUNNING)
+
+
+def poll_response(request: HttpRequest, template: str, context: dict[str, Any]) -> HttpResponse:
+    """Render the page, or for htmx only its polling partial, 286 once the job is finished."""
+    progress: Progress = context["progress"]
+    if not request.htmx:
+        return render(request, template, context)
+    response = render(request, PARTIAL, context)
+    if progress.finished:
+        response.status_code = HTMX_STOP_POLLING
+    return response
