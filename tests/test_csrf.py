@@ -1,0 +1,71 @@
+"""Every POST of every route, without a CSRF token, is refused and changes nothing."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from grading.models import Assignment, DiscussionComment, Mark, Paper, Resolution
+from grading.services import rubric_current
+from puzzles.models import Competition, Output, System
+
+pytestmark = pytest.mark.django_db
+
+
+def _routes():
+    def walk(patterns, namespace):
+        for entry in patterns:
+            if isinstance(entry, URLResolver):
+                yield from walk(entry.url_patterns, entry.namespace or namespace)
+            elif isinstance(entry, URLPattern) and entry.name:
+                yield (f"{namespace}:{entry.name}" if namespace else entry.name), entry
+
+    return list(walk(get_resolver().url_patterns, None))
+
+
+def _state():
+    counts = [
+        m.objects.count()
+        for m in (Mark, Assignment, Resolution, DiscussionComment, Paper, System, Output)
+    ]
+    return counts + [
+        sorted(Mark.objects.values_list("pk", "points", "comment")),
+        sorted(Competition.objects.values_list("pk", "public_board")),
+    ]
+
+
+@pytest.mark.parametrize("username", ["organizer", "chair", "juror1"])
+def test_a_post_without_a_csrf_token_is_refused_everywhere(username):
+    call_command("demo", stdout=open(os.devnull, "w"))
+    user = get_user_model().objects.get(username=username)
+    paper = Paper.objects.filter(assignments__juror__username="juror1").first()
+    criterion = rubric_current(paper.problem).criteria.first()
+    values = {
+        "slug": "demo",
+        "code": paper.code,
+        "criterion_id": criterion.pk,
+        "number": paper.problem.number,
+        "problem_id": paper.problem_id,
+        "task_id": "0" * 32,
+        "fmt": "csv",
+        "action": "comment",
+    }
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    before = _state()
+    posted = 0
+    for name, pattern in _routes():
+        if name.startswith("admin:"):
+            continue
+        kwargs = {key: values[key] for key in pattern.pattern.converters}
+        url = reverse(name, kwargs=kwargs)
+        response = client.post(url, {"text": "x", "points": "1", "reason": "x", "comment": "x"})
+        assert response.status_code in (403, 405), (name, url, response.status_code)
+        posted += response.status_code == 403
+    assert posted >= 15
+    assert _state() == before
