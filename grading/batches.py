@@ -117,7 +117,7 @@ def _queue(competition: Competition, directory: Path, manifest: dict, numbers: l
 
 
 def _manifest_write(directory: Path, manifest: dict) -> None:
-    partial = directory / f".{MANIFEST}.part"
+    partial = directory / f".{MANIFEST}.{os.getpid()}-{uuid.uuid4().hex[:8]}.part"
     partial.write_text(json.dumps(manifest), encoding="utf-8")
     os.replace(partial, directory / MANIFEST)
 

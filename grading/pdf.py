@@ -18,6 +18,7 @@ import os
 import re
 import threading
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -362,6 +363,15 @@ def competition_papers(competition: Competition, problem_number: int | None = No
 
 
 ERROR_SUFFIX = ".error"
+ATTEMPTS_SUFFIX = ".attempts"
+MAX_RENDER_ATTEMPTS = 2
+
+
+def _attempts_read(path: Path) -> int:
+    try:
+        return int(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return 0
 
 
 def papers_write(
@@ -393,17 +403,36 @@ def papers_write(
 
 def _paper_write(paper: Paper, build: Callable[[Paper], Sheet], target: Path) -> bool:
     error = target.with_suffix(ERROR_SUFFIX)
+    # Counts the renderings of this paper that began and never ended: a paper that kills
+    # its worker (out of memory, a crash in a library) would otherwise be delivered again
+    # and again (acks_late); after MAX_RENDER_ATTEMPTS it is reported like any failure.
+    attempts_file = target.with_name(f".{target.stem}{ATTEMPTS_SUFFIX}")
+    attempts = _attempts_read(attempts_file)
+    if attempts >= MAX_RENDER_ATTEMPTS:
+        logger.error("paper %s stopped its worker %d times; skipped", paper.code, attempts)
+        error.write_text(
+            f"the worker rendering this paper stopped {attempts} times before it was written"
+            " (killed, or out of memory)\n",
+            encoding="utf-8",
+        )
+        attempts_file.unlink(missing_ok=True)
+        return False
+    attempts_file.write_text(str(attempts + 1), encoding="utf-8")
     started = time.perf_counter()
     try:
         data = sheets_pdf([build(paper)], title=f"Paper {paper.code}")
     except Exception as exc:  # one paper's failure must not lose the batch
         logger.exception("paper %s did not render", paper.code)
         error.write_text(f"{type(exc).__name__}: {exc}"[:500] + "\n", encoding="utf-8")
+        attempts_file.unlink(missing_ok=True)
         return False
-    partial = target.with_name(f".{target.name}.part")
+    # A name of its own: a resumed batch or a redelivered task may render the same paper at
+    # the same time, and both replaces must succeed.
+    partial = target.with_name(f".{target.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.part")
     partial.write_bytes(data)
     os.replace(partial, target)
     error.unlink(missing_ok=True)
+    attempts_file.unlink(missing_ok=True)
     logger.debug("paper %s rendered in %.2f s", paper.code, time.perf_counter() - started)
     return True
 
@@ -422,12 +451,24 @@ def papers_failed(out_dir: Path, codes: Iterable[str] | None = None) -> dict[str
     return failed
 
 
+def papers_last_written(out_dir: Path, codes: Iterable[str]) -> float:
+    """Return when the last PDF or error note of these papers was written (0: none yet)."""
+    times = [
+        path.stat().st_mtime
+        for code in codes
+        for path in (out_dir / f"{code}.pdf", out_dir / f"{code}{ERROR_SUFFIX}")
+        if path.exists()
+    ]
+    return max(times, default=0.0)
+
+
 def papers_clear(papers: Iterable[Paper], out_dir: Path) -> None:
     """Remove the papers' PDFs and error notes from out_dir, so that they render afresh."""
     for paper in papers:
         target = out_dir / paper_filename(paper)
         target.unlink(missing_ok=True)
         target.with_suffix(ERROR_SUFFIX).unlink(missing_ok=True)
+        target.with_name(f".{target.stem}{ATTEMPTS_SUFFIX}").unlink(missing_ok=True)
 
 
 def paper_text(paper: Paper) -> str:

@@ -9,6 +9,7 @@ address on the "Locked logins" page or with the axes_reset_username / axes_reset
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
 from math import ceil
@@ -59,8 +60,28 @@ def client_address(request: HttpRequest) -> str | None:
         forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
         hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
         if len(hops) >= proxies:
-            return hops[-proxies]
+            # Not an address (a proxy's "unknown", a port, a client's junk when the count is
+            # set too high): the database's address column would refuse it, and varying it
+            # would dodge the address limit. The proxy's own address stands in.
+            address = _ip_address(hops[-proxies])
+            if address:
+                return address
     return request.META.get("REMOTE_ADDR")
+
+
+def _ip_address(text: str) -> str | None:
+    """Return the IP address in an X-Forwarded-For entry (`[::1]:443`, `1.2.3.4:80` too)."""
+    candidates = [text]
+    if text.startswith("[") and "]" in text:
+        candidates.append(text[1 : text.index("]")])
+    elif text.count(":") == 1:
+        candidates.append(text.split(":")[0])
+    for candidate in candidates:
+        try:
+            return str(ipaddress.ip_address(candidate))
+        except ValueError:
+            continue
+    return None
 
 
 def cooloff_minutes() -> int:

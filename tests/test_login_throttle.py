@@ -202,3 +202,28 @@ def test_only_organizers_reach_the_locked_logins_page(client, jurors):
     response = client.post(reverse("locked_logins"), {"kind": "account", "key": "juror1"})
     assert response.status_code == 403
     assert login(client, "juror1", PASSWORD).status_code == 429
+
+
+@pytest.mark.parametrize(
+    ("entry", "address"),
+    [
+        ("unknown", "10.0.0.1"),
+        ("not an address", "10.0.0.1"),
+        (f"{HOME}:51234", HOME),
+        ("[2001:db8::7]:443", "2001:db8::7"),
+        ("2001:db8::7", "2001:db8::7"),
+    ],
+)
+def test_a_forwarded_entry_that_is_no_address_falls_back_to_the_proxy(entry, address, settings):
+    settings.LOGIN_PROXY_COUNT = 1
+    request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR=entry)
+    assert client_address(request) == address
+
+
+def test_a_login_with_junk_in_x_forwarded_for_is_counted_not_a_500(client, jurors, settings):
+    settings.LOGIN_PROXY_COUNT = 1
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        response = login(client, "juror1", "wrong", HTTP_X_FORWARDED_FOR=f"junk-{n}")
+        assert response.status_code in (200, 429)
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {HOME}
+    assert login(client, "juror1", PASSWORD).status_code == 429

@@ -226,3 +226,50 @@ def test_a_batch_still_rendering_is_not_resumed(organizer, lost_worker):
     )
     assert "this batch is still rendering" in response.content.decode()
     assert len(lost_worker) == 3  # nothing queued again
+
+
+class _WorkerDied(BaseException):
+    """What a killed worker looks like from inside: the rendering never returns."""
+
+
+def test_a_paper_that_kills_its_worker_is_reported_after_two_tries(tmp_path, monkeypatch):
+    call_command("demo", stdout=StringIO())
+    competition = Paper.objects.first().problem.competition
+    deadly = Paper.objects.filter(problem__number=1).order_by("code").first().code
+    real_pdf = grading_pdf.sheets_pdf
+    tries = []
+
+    def render(sheets, *, title):
+        if sheets[0].code == deadly:
+            tries.append(deadly)
+            raise _WorkerDied
+        return real_pdf(sheets, title=title)
+
+    monkeypatch.setattr(grading_pdf, "sheets_pdf", render)
+    # Each delivery of the task dies on the same paper (acks_late delivers it again) ...
+    for _ in range(2):
+        with pytest.raises(_WorkerDied):
+            render_papers_task.delay(competition.pk, str(tmp_path), 1).get()
+    # ... until the paper is given up and the rest of the problem is written.
+    assert render_papers_task.delay(competition.pk, str(tmp_path), 1).get() == 3
+    assert tries == [deadly, deadly]
+    assert "stopped 2 times" in (tmp_path / f"{deadly}.error").read_text()
+    assert len(list(tmp_path.glob("*.pdf"))) == 3
+    assert not list(tmp_path.glob(".*"))  # no attempt counters or partial files left
+
+
+def test_a_paper_whose_worker_was_killed_once_renders_on_resume(tmp_path, monkeypatch):
+    call_command("demo", stdout=StringIO())
+    competition = Paper.objects.first().problem.competition
+    first = Paper.objects.filter(problem__number=1).order_by("code").first().code
+    real_pdf = grading_pdf.sheets_pdf
+    monkeypatch.setattr(
+        grading_pdf, "sheets_pdf", lambda sheets, *, title: (_ for _ in ()).throw(_WorkerDied)
+    )
+    with pytest.raises(_WorkerDied):
+        render_papers_task.delay(competition.pk, str(tmp_path), 1).get()
+    monkeypatch.setattr(grading_pdf, "sheets_pdf", real_pdf)
+
+    assert render_papers_task.delay(competition.pk, str(tmp_path), 1).get() == 4
+    assert (tmp_path / f"{first}.pdf").exists()
+    assert not list(tmp_path.glob("*.error"))

@@ -104,3 +104,36 @@ def test_packet_task_stores_the_packet_under_an_opaque_name(demo, settings, tmp_
         text = "\n".join(page.extract_text() for page in reader.pages)
     assert all(code in text for code in codes)
     assert (tmp_path / name).is_file()
+
+
+class _NeverReady:
+    """A task queued to a worker that was lost: it never ends."""
+
+    def ready(self) -> bool:
+        return False
+
+
+def test_a_lost_worker_stops_the_command_with_a_way_to_resume(demo, tmp_path, monkeypatch):
+    out = tmp_path / "papers"
+    _render("demo", "--out", str(out), "--problem", "1")
+    written = {p.name: p.stat().st_mtime_ns for p in out.glob("*.pdf")}
+    monkeypatch.setattr(render_papers_task, "delay", lambda *args: _NeverReady())
+
+    with pytest.raises(CommandError, match=r"no paper written for 1 s.*--resume"):
+        _render("demo", "--out", str(out), "--problem", "1", "--stall-after", "1", "--resume")
+    # --resume kept what was there.
+    assert {p.name: p.stat().st_mtime_ns for p in out.glob("*.pdf")} == written
+
+
+def test_resume_renders_only_the_missing_papers(demo, tmp_path):
+    out = tmp_path / "papers"
+    _render("demo", "--out", str(out), "--problem", "2")
+    kept, removed = sorted(out.glob("*.pdf"))[:2]
+    before = kept.stat().st_mtime_ns
+    removed.unlink()
+
+    printed = _render("demo", "--out", str(out), "--problem", "2", "--resume")
+
+    assert printed.startswith("1 PDF papers written")
+    assert kept.stat().st_mtime_ns == before
+    assert PdfReader(io.BytesIO(removed.read_bytes())).pages

@@ -3,8 +3,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from grading.batches import STALL_AFTER_SECONDS
 from grading.errors import GradingError
-from grading.pdf import competition_papers, papers_clear, papers_failed
+from grading.pdf import competition_papers, papers_clear, papers_failed, papers_last_written
 from grading.tasks import render_papers_task
 from puzzles.models import Competition
 
@@ -21,6 +22,18 @@ class Command(BaseCommand):
         parser.add_argument("slug")
         parser.add_argument("--out", required=True, help="Folder for the PDFs (created).")
         parser.add_argument("--problem", type=int, help="Only this problem's papers.")
+        parser.add_argument(
+            "--resume",
+            action="store_true",
+            help="Keep the PDFs already in the folder and render only the missing papers.",
+        )
+        parser.add_argument(
+            "--stall-after",
+            type=int,
+            default=STALL_AFTER_SECONDS,
+            metavar="SECONDS",
+            help="Give up when no paper was written for this long (default %(default)s).",
+        )
 
     def handle(self, *args, **options):
         competition = Competition.objects.filter(slug=options["slug"]).first()
@@ -40,13 +53,16 @@ class Command(BaseCommand):
         # Tasks skip the PDFs already in the folder (so that a task delivered again resumes):
         # clear this run's papers first, so that each is rendered afresh.
         papers = competition_papers(competition, problem)
+        codes = [p.code for p in papers]
         try:
-            papers_clear(papers, out)
+            if not options["resume"]:
+                papers_clear(papers, out)
         except GradingError as error:
             raise CommandError(str(error)) from error
         started = time.perf_counter()
         # One task per problem, so that several workers share the batch.
         results = [render_papers_task.delay(competition.pk, str(out), n) for n in numbers]
+        self._wait(results, out, codes, options["stall_after"])
         try:
             written = sum(result.get() for result in results)
         except GradingError as error:
@@ -60,3 +76,17 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{len(failed)} of {len(papers)} papers failed to render: {', '.join(failed)}"
             )
+
+    def _wait(self, results, out: Path, codes: list[str], stall_after: int) -> None:
+        """Wait for the tasks; give up, saying how to carry on, when no paper comes."""
+        since = time.time()
+        while not all(result.ready() for result in results):
+            last = max(papers_last_written(out, codes), since)
+            if time.time() - last >= stall_after:
+                done = len(list(out.glob("*.pdf")))
+                raise CommandError(
+                    f"no paper written for {stall_after} s: is a worker running"
+                    f" (celery -A ioleval worker)? {done} of {len(codes)} papers are in {out};"
+                    " run the command again with --resume to render the rest"
+                )
+            time.sleep(0.5)
