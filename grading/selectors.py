@@ -9,10 +9,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Prefetch, Q
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
+from ioleval.roles import CHAIR, ORGANIZER, has_role
 from puzzles.models import Competition, Output, Problem
 
 from .consensus import DISCREPANT, CellState, cell_state
@@ -38,6 +41,26 @@ def assignment_for(user, code: str) -> Assignment:
         paper__code=code,
         juror=user,
     )
+
+
+def thread_access(user, paper: Paper) -> Assignment | None:
+    """Return the user's own assignment of the paper (None for a chair or organizer).
+
+    A juror reaches the threads of their own papers once they submitted them; a chair or
+    organizer reaches a problem's threads once they grade none of its papers any longer,
+    the sheet's rule. Anyone else gets 404, or 403 while still grading.
+    """
+    own = Assignment.objects.filter(paper=paper, juror=user).first()
+    if own is None:
+        if not has_role(user, CHAIR, ORGANIZER):
+            raise Http404("no such paper of yours")
+        if Assignment.objects.filter(
+            paper__problem_id=paper.problem_id, juror=user, submitted_at__isnull=True
+        ).exists():
+            raise PermissionDenied("submit your own papers of this problem first")
+    elif not own.is_submitted:
+        raise PermissionDenied("submit your own marks of this paper first")
+    return own
 
 
 def rubric_current(problem: Problem) -> Rubric | None:

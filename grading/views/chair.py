@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -17,7 +17,7 @@ from .. import services
 from ..errors import GradingError
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
 from ..models import Assignment, Criterion, DiscussionComment, Mark, Paper, Resolution
-from ..selectors import comparison_sheet, paper_answers_of, problem_jury
+from ..selectors import comparison_sheet, paper_answers_of, problem_jury, thread_access
 from ..text import explanation_html, points_text
 
 chair_required = role_required(CHAIR, ORGANIZER)
@@ -63,32 +63,12 @@ def sheet(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     return render(request, "grading/sheet.html", context)
 
 
-def _thread_access(request: HttpRequest, paper: Paper) -> Assignment | None:
-    """Return the user's own assignment of the paper (None for a chair or organizer).
-
-    A juror reaches the threads of their own papers once they submitted them; a chair or
-    organizer reaches a problem's threads once they grade none of its papers any longer,
-    the sheet's rule.
-    """
-    own = Assignment.objects.filter(paper=paper, juror=request.user).first()
-    if own is None:
-        if not has_role(request.user, CHAIR, ORGANIZER):
-            raise Http404("no such paper of yours")
-        if Assignment.objects.filter(
-            paper__problem_id=paper.problem_id, juror=request.user, submitted_at__isnull=True
-        ).exists():
-            raise PermissionDenied("submit your own papers of this problem first")
-    elif not own.is_submitted:
-        raise PermissionDenied("submit your own marks of this paper first")
-    return own
-
-
 @require_GET
 @role_required(JUROR, CHAIR, ORGANIZER)
 def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
     paper = get_object_or_404(Paper.objects.select_related("problem__competition"), code=code)
     criterion = get_object_or_404(Criterion, pk=criterion_id, rubric__problem=paper.problem)
-    own = _thread_access(request, paper)
+    own = thread_access(request.user, paper)
     marks = list(
         Mark.objects.filter(
             assignment__paper=paper, criterion=criterion, assignment__submitted_at__isnull=False
@@ -184,7 +164,7 @@ def _with_old_values(history: list) -> list[dict]:
 def thread_post(request: HttpRequest, code: str, criterion_id: int, action: str) -> HttpResponse:
     paper = get_object_or_404(Paper.objects.select_related("problem"), code=code)
     criterion = get_object_or_404(Criterion, pk=criterion_id, rubric__problem=paper.problem)
-    own = _thread_access(request, paper)
+    own = thread_access(request.user, paper)
     try:
         if action == "comment":
             form = CommentForm(request.POST)

@@ -19,8 +19,7 @@ from .. import batches
 from ..errors import GradingError
 from ..models import Assignment, Paper
 from ..pdf import packet_pdf, paper_filename, paper_pdf, paper_text
-from ..selectors import assignment_for
-from .chair import _thread_access
+from ..selectors import assignment_for, thread_access
 
 
 @require_GET
@@ -53,7 +52,7 @@ def paper_text_download(request: HttpRequest, code: str) -> HttpResponse:
     """
     paper = get_object_or_404(Paper.objects.select_related("problem"), code=code)
     if not Assignment.objects.filter(paper=paper, juror=request.user).exists():
-        _thread_access(request, paper)
+        thread_access(request.user, paper)
     return attachment(paper_text(paper), f"{paper.code}.txt", "text/plain; charset=utf-8")
 
 

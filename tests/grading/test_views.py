@@ -295,7 +295,11 @@ def test_the_chairs_thread_shows_the_paper_and_each_decision_with_its_old_value(
     answer = next(item["answer"] for row in response.context["answers"] for item in row["items"])
     assert "The paper's answers" in body and answer in body
     assert paper.system.name not in body
-    assert 'href="/jury/papers/' not in body  # no "back to the paper": not the chair's
+    grade = reverse("grading:grade", args=[paper.code])
+    assert f'href="{grade}"' not in body  # no "back to the paper": not the chair's
+    full_text = reverse("grading:paper_text", args=[paper.code])
+    assert f'href="{full_text}"' in body
+    assert chair.get(full_text).status_code == 200
     assert "still grading this paper" not in body
     Assignment.objects.create(paper=paper, juror=get_user_model().objects.get(username="juror4"))
     body = chair.get(reverse("grading:thread", args=[paper.code, criterion.pk])).content.decode()
