@@ -46,31 +46,38 @@ def _require_real_services() -> None:
         pytest.skip(message)
 
 
+def _worker_env() -> dict[str, str]:
+    return dict(
+        os.environ, DATABASE_URL=_database_url(), DJANGO_SETTINGS_MODULE="ioleval.settings.test"
+    )
+
+
+def _worker_command(queue: str, *options: str) -> list[str]:
+    """Return the command of a worker that takes tasks from this queue only."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "ioleval",
+        "worker",
+        "-Q",
+        queue,
+        "--without-gossip",
+        "--without-mingle",
+        *options,
+    ]
+
+
 @pytest.fixture
 def worker():
     """Start a worker process on a queue of its own; stop it afterwards."""
     _require_real_services()
     queue = f"test-{uuid.uuid4().hex[:8]}"
-    env = dict(
-        os.environ, DATABASE_URL=_database_url(), DJANGO_SETTINGS_MODULE="ioleval.settings.test"
-    )
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "ioleval",
-            "worker",
-            "--pool=solo",
-            "-Q",
-            queue,
-            "--without-gossip",
-            "--without-mingle",
-            "--loglevel=warning",
-        ],
+        _worker_command(queue, "--pool=solo", "--loglevel=warning"),
         cwd=REPO,
-        env=env,
+        env=_worker_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
@@ -131,27 +138,10 @@ def test_pdf_batch_renders_in_a_worker_process(worker, tmp_path):
 
 def _start_worker(queue: str, log: Path) -> subprocess.Popen:
     """Start `celery worker` (prefork, one child) in a process group of its own."""
-    env = dict(
-        os.environ, DATABASE_URL=_database_url(), DJANGO_SETTINGS_MODULE="ioleval.settings.test"
-    )
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "ioleval",
-            "worker",
-            "--pool=prefork",
-            "--concurrency=1",
-            "-Q",
-            queue,
-            "--without-gossip",
-            "--without-mingle",
-            "--loglevel=info",
-        ],
+        _worker_command(queue, "--pool=prefork", "--concurrency=1", "--loglevel=info"),
         cwd=REPO,
-        env=env,
+        env=_worker_env(),
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group: killpg reaches the children too

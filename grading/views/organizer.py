@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import io
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from django import forms
 from django.contrib import messages
-from django.core import signing
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -37,6 +33,12 @@ from ..forms import (
     TagsConfigForm,
 )
 from ..models import Paper, ProblemJuror
+from ..rubric_uploads import (
+    RubricUpload,
+    rubric_upload_confirmed,
+    rubric_upload_fields,
+    rubric_upload_read,
+)
 from ..selectors import comparison_sheet, final_totals, rubric_criteria
 
 organizer_required = role_required(ORGANIZER)
@@ -222,22 +224,6 @@ def rubrics_json(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 # A rubric file is a few kilobytes; its text travels back in the confirmation form.
-RUBRIC_FILE_LIMIT = 1024 * 1024
-RUBRIC_TOKEN_SALT = "grading.rubrics_upload"
-
-
-@dataclass
-class _RubricUpload:
-    text: str
-    name: str
-    new_version: bool
-    effect: str | None = None  # the digest of the previewed effect on marks
-
-    def content_digest(self) -> str:
-        data = json.dumps([self.text, self.name, self.new_version])
-        return hashlib.sha256(data.encode()).hexdigest()
-
-
 @require_POST
 @organizer_required
 def rubrics_upload(request: HttpRequest, slug: str) -> HttpResponse:
@@ -248,11 +234,9 @@ def rubrics_upload(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         data = _valid(form)
         if confirming:
-            upload = _rubric_confirmed(data)
+            upload = rubric_upload_confirmed(**data)
         else:
-            upload = _RubricUpload(
-                _rubric_text(data["file"]), data["file"].name, data["new_version"]
-            )
+            upload = rubric_upload_read(data["file"], new_version=data["new_version"])
             changes = services.rubrics_preview(
                 upload.text,
                 competition=competition,
@@ -280,45 +264,11 @@ def rubrics_upload(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("grading:jury", slug=slug)
 
 
-def _rubric_text(upload) -> str:
-    if upload.size > RUBRIC_FILE_LIMIT:
-        raise GradingError(
-            f"{upload.size} bytes; a rubrics file may have {RUBRIC_FILE_LIMIT}", file=upload.name
-        )
-    try:
-        return upload.read().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise GradingError("not UTF-8 text", file=upload.name) from None
-
-
-def _rubric_confirmed(data: dict) -> _RubricUpload:
-    """Return the previewed upload from the confirmation form, refusing any other file."""
-    try:
-        text = base64.b64decode(data["content"], validate=True).decode("utf-8")
-        signed = signing.loads(data["token"], salt=RUBRIC_TOKEN_SALT)
-    except (ValueError, signing.BadSignature):
-        signed, text = {}, ""
-    upload = _RubricUpload(text, data["name"], data["new_version"], signed.get("effect"))
-    if not text or signed.get("content") != upload.content_digest():
-        raise GradingError("this is not the file that was previewed; upload it again", field="file")
-    return upload
-
-
 def _rubrics_preview_page(
-    request: HttpRequest, competition, upload: _RubricUpload, changes: list
+    request: HttpRequest, competition, upload: RubricUpload, changes: list
 ) -> HttpResponse:
-    token = signing.dumps(
-        {"content": upload.content_digest(), "effect": services.rubrics_effect_digest(changes)},
-        salt=RUBRIC_TOKEN_SALT,
-    )
-    form = RubricConfirmForm(
-        initial={
-            "content": base64.b64encode(upload.text.encode("utf-8")).decode("ascii"),
-            "name": upload.name,
-            "new_version": upload.new_version,
-            "token": token,
-        }
-    )
+    effect = services.rubrics_effect_digest(changes)
+    form = RubricConfirmForm(initial=rubric_upload_fields(upload, effect=effect))
     context = {
         "competition": competition,
         "name": upload.name,
@@ -330,7 +280,7 @@ def _rubrics_preview_page(
     return render(request, "grading/rubric_upload.html", context)
 
 
-def _rubrics_preview_again(request: HttpRequest, competition, upload: _RubricUpload):
+def _rubrics_preview_again(request: HttpRequest, competition, upload: RubricUpload):
     try:
         changes = services.rubrics_preview(
             upload.text, competition=competition, new_version=upload.new_version, file=upload.name

@@ -8,7 +8,7 @@ import os
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import reverse
 
 from grading.models import (
     Assignment,
@@ -21,21 +21,9 @@ from grading.models import (
 )
 from grading.services import rubric_current
 from puzzles.models import System
+from tests.routes import project_routes
 
 pytestmark = pytest.mark.django_db
-
-
-def _routes():
-    """Yield (namespaced name, pattern) for every named route of the project."""
-
-    def walk(patterns, namespace):
-        for entry in patterns:
-            if isinstance(entry, URLResolver):
-                yield from walk(entry.url_patterns, entry.namespace or namespace)
-            elif isinstance(entry, URLPattern) and entry.name:
-                yield (f"{namespace}:{entry.name}" if namespace else entry.name), entry
-
-    return list(walk(get_resolver().url_patterns, None))
 
 
 def _state():
@@ -89,7 +77,7 @@ def test_every_route_keeps_a_juror_blind(client, blind_juror):
     assert secrets
     client.force_login(juror)
     swept = 0
-    for name, pattern in _routes():
+    for name, pattern in project_routes():
         if name.startswith("admin:") or name in ("logout", "login"):
             continue
         url = reverse(name, kwargs=_kwargs(pattern, paper, criterion))

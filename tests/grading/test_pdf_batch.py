@@ -23,6 +23,7 @@ from grading import pdf as grading_pdf
 from grading.models import Paper
 from grading.tasks import render_papers_task
 from ioleval.celery import app as celery_app
+from tests.grading.render_faults import paper_fails_to_render
 
 pytestmark = pytest.mark.django_db
 
@@ -132,14 +133,9 @@ def test_resume_writes_only_the_missing_papers(organizer, monkeypatch):
 
 def test_a_failed_paper_is_listed_the_zip_is_partial_and_resume_retries_it(organizer, monkeypatch):
     victim = Paper.objects.order_by("code").first()
-    render = grading_pdf.sheets_pdf
-
-    def sheets_pdf(sheets, *, title):
-        if any(sheet.code == victim.code for sheet in sheets):
-            raise RecursionError("maximum recursion depth exceeded")
-        return render(sheets, title=title)
-
-    monkeypatch.setattr(grading_pdf, "sheets_pdf", sheets_pdf)
+    paper_fails_to_render(
+        monkeypatch, victim.code, RecursionError("maximum recursion depth exceeded")
+    )
     batch = _start(organizer)
 
     body = _status(organizer, batch).content.decode()
@@ -236,23 +232,22 @@ def test_a_paper_that_kills_its_worker_is_reported_after_two_tries(tmp_path, mon
     call_command("demo", stdout=StringIO())
     competition = Paper.objects.first().problem.competition
     deadly = Paper.objects.filter(problem__number=1).order_by("code").first().code
-    real_pdf = grading_pdf.sheets_pdf
+    paper_fails_to_render(monkeypatch, deadly, _WorkerDied())
+    failing = grading_pdf.sheets_pdf
     tries = []
 
-    def render(sheets, *, title):
-        if sheets[0].code == deadly:
-            tries.append(deadly)
-            raise _WorkerDied
-        return real_pdf(sheets, title=title)
+    def counted(sheets, *, title):
+        tries.extend(sheet.code for sheet in sheets)
+        return failing(sheets, title=title)
 
-    monkeypatch.setattr(grading_pdf, "sheets_pdf", render)
+    monkeypatch.setattr(grading_pdf, "sheets_pdf", counted)
     # Each delivery of the task dies on the same paper (acks_late delivers it again) ...
     for _ in range(2):
         with pytest.raises(_WorkerDied):
             render_papers_task.delay(competition.pk, str(tmp_path), 1).get()
     # ... until the paper is given up and the rest of the problem is written.
     assert render_papers_task.delay(competition.pk, str(tmp_path), 1).get() == 3
-    assert tries == [deadly, deadly]
+    assert tries.count(deadly) == 2  # rendered twice, then given up before a third
     assert "stopped 2 times" in (tmp_path / f"{deadly}.error").read_text()
     assert len(list(tmp_path.glob("*.pdf"))) == 3
     assert not list(tmp_path.glob(".*"))  # no attempt counters or partial files left

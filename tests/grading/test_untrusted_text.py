@@ -19,7 +19,6 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 from pypdf import PdfReader
 
-from grading import pdf as grading_pdf
 from grading.models import Assignment, Paper
 from grading.pdf import Sheet, SheetItem, SheetTask, paper_pdf, paper_text, papers_write, sheets_pdf
 from grading.text import (
@@ -40,6 +39,7 @@ from grading.text import (
     scan_cost,
 )
 from puzzles.models import Output, System
+from tests.grading.render_faults import paper_fails_to_render
 
 BIG = 30_000  # characters: three times the limit
 
@@ -296,14 +296,9 @@ def test_render_papers_writes_every_pdf_of_a_problem_with_a_hostile_explanation(
 def one_paper_fails(jury, monkeypatch):
     """Make one paper of problem 1 fail to render, as a shape the bounds missed would."""
     victim = Paper.objects.filter(problem__number=1).order_by("code").first()
-    render = grading_pdf.sheets_pdf
-
-    def sheets_pdf(sheets, *, title):
-        if any(sheet.code == victim.code for sheet in sheets):
-            raise RecursionError("maximum recursion depth exceeded")
-        return render(sheets, title=title)
-
-    monkeypatch.setattr(grading_pdf, "sheets_pdf", sheets_pdf)
+    paper_fails_to_render(
+        monkeypatch, victim.code, RecursionError("maximum recursion depth exceeded")
+    )
     return victim
 
 
