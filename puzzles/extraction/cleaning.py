@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from .latex import plain_if_latex
 from .patterns import ARROW, BOLD, CHATTER, CODE, FENCE, ITALIC, RULE, SEPARATOR, TRAILING_GLOSS
 
 
@@ -17,7 +18,7 @@ def strip_emphasis(text: str) -> str:
 
 def clean_item(text: str, source: str = "") -> str:
     """Return an answer item without emphasis and without an echoed source item or arrow."""
-    text = strip_emphasis(text).strip()
+    text = plain_if_latex(strip_emphasis(text)).strip()
     gloss = TRAILING_GLOSS.search(text)
     if source and gloss and gloss.start() > 0 and _same_source(gloss.group(1), source):
         text = text[: gloss.start()].rstrip()

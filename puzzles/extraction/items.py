@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from .cleaning import clean_item, strip_emphasis
+from .latex import find_boxes, latex_plain
 from .patterns import (
     ANSWER_KEYS,
     BULLET,
@@ -64,7 +65,7 @@ def find_items(
     region: str, n: int, labels: list[str], sources: list[str], from_section: bool
 ) -> _Found:
     """Find the answer items in a region, trying the strategies from strictest to loosest."""
-    found = _find_json(region, n)
+    found = _find_json(region, n) or _find_boxed(region, n, sources)
     if found is not None:
         return found
     items = _list_items(_content_lines(region))
@@ -147,13 +148,58 @@ def _embedded_json(region: str, n: int) -> _Found | None:
         except (ValueError, RecursionError):
             continue
         parsed = value_items(value)
-        # A bracketed "[1]" in prose is not an answer list: demand n items (strings if n is 1).
+        # A bracketed "[1]" or "[3, 7]" in prose is not an answer list: demand n items, and
+        # a string among them unless the list stands on a line of its own.
         plausible = isinstance(value, list) and len(value) == n
-        plausible = plausible and (n > 1 or all(isinstance(v, str) for v in value))
+        plausible = plausible and (
+            any(isinstance(v, str) for v in value) or _own_line(region, match.start(), end)
+        )
         if parsed is not None and (isinstance(value, dict) or plausible):
             best = _Found(parsed[0], "json", match.start(), end, parsed[1])
             resume = end
     return best
+
+
+def _own_line(text: str, start: int, end: int) -> bool:
+    """Tell whether text[start:end] is all of its line but whitespace."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    return not (
+        text[line_start:start].strip() or text[end : None if line_end < 0 else line_end].strip()
+    )
+
+
+def _find_boxed(region: str, n: int, sources: list[str]) -> _Found | None:
+    """Return items from LaTeX boxes: the last n boxes, else one box holding the list.
+
+    The span is empty: the text around and in the boxes stays for the explanation.
+    """
+    boxes = find_boxes(region)
+    if not boxes or n < 1:
+        return None
+    if len(boxes) >= n:
+        chosen = boxes[-n:]
+        answers = [
+            _box_item(box.content, sources[i] if i < len(sources) else "")
+            for i, box in enumerate(chosen)
+        ]
+        return _Found(answers, "boxed", 0, 0)
+    last = boxes[-1]
+    parts = [line for line in latex_plain(last.content).split("\n") if line.strip()]
+    if len(parts) < 2:  # one line: items separated by semicolons, else commas
+        text = parts[0] if parts else ""
+        parts = next((p for p in (text.split(";"), text.split(",")) if len(p) == n), [text])
+    answers = [
+        _box_item(part, sources[i] if i < len(sources) else "") for i, part in enumerate(parts)
+    ]
+    return _Found(answers, "boxed", 0, 0)
+
+
+def _box_item(text: str, source: str) -> str:
+    """Return one boxed answer as plain text, without an item label."""
+    text = latex_plain(text).strip()
+    parsed = _parse_list_line(text)
+    return clean_item(parsed[1] if parsed else text, source)
 
 
 def _content_lines(region: str) -> list[_Line]:
@@ -201,7 +247,8 @@ def _parse_list_line(text: str) -> tuple[str | None, str] | None:
     if match:
         label = match.group("p") or match.group("d") or match.group("w")
         if _valid_label(label):
-            return label, match.group("body").strip()
+            body = match.group("body").strip()
+            return label, body[inner.end() :] if (inner := BULLET.match(body)) else body
     return (None, text) if bullet else None
 
 
@@ -303,8 +350,11 @@ def _plain_lines(region: str, n: int, sources: list[str], from_section: bool) ->
     lines = _content_lines(region)
     if n == 1:
         kept = [line for line in lines if not CHATTER.match(line.text)] or lines
+        if not from_section and kept:  # outside a section, the answer is the last paragraph
+            kept = [line for line in kept if line.para == kept[-1].para]
         text = "\n".join(strip_emphasis(line.text).strip() for line in kept)
-        return _Found([text] if text else [], method, 0, len(region))
+        start = kept[0].start if kept and not from_section else 0
+        return _Found([text] if text else [], method, start, len(region))
     kept = [line for line in lines if not line.text.endswith((":", "："))]
     if len(kept) > n:
         kept = [line for line in kept if not CHATTER.match(line.text)]

@@ -12,19 +12,27 @@ HEADING_LINE = re.compile(
     r"(?:\s++(?:is|are|would be))?\s*+(?:[:：]\s*+(?P<rest>.*))?$",
     re.I | re.S,
 )
+# "So the answer is tovak." opens an answer section holding the rest of the line.
+ANSWER_SENTENCE = re.compile(
+    r"^(?:(?:so|thus|therefore|hence)\b,?\s*+)?(?:the|my|our)\s++(?:final\s++)?answers?"
+    r"\s++(?:is|are|would be)\s++(?P<rest>[^:：\s].*)(?<![:：])$",
+    re.I,
+)
 MD_HEADING = re.compile(r"^#{1,6}(?:\s|$)")
 FENCE = re.compile(r"^\s*(?:```|~~~)")
 FENCE_BLOCK = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
-BULLET = re.compile(r"^[-*•+]\s+")
+# Bullets of every glyph models print, and a task-list box after one ("- [x] tovak").
+BULLET = re.compile(r"^[-*+•–—◦▪▫‣·●○■□►▸➤✓✔]\s+(?:\[[ xX]\]\s+)?")
 RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 TABLE_RULE = re.compile(r"^(?=[^-]*-)[\s:|-]+$")
 TRAILING_GLOSS = re.compile(r"\(([^()]*)\)$")
 LABELLED = re.compile(
     r"""^(?:\((?P<p>[0-9]{1,3}|[A-Za-z]{1,5})\)     # (3)  (iv)  (b)
-        |(?P<d>[0-9]{1,3})(?:[.):]|\s*(?:->|→|=|[-–—]))(?![0-9])  # 3. 17) 16: 1 - C
+        |(?:(?:answer|item|question|task|no\.?|q|\#)\s*)?  # Answer 16:  Q3.  #2
+         (?P<d>[0-9]{1,3})(?:[.):]|\s*(?:->|→|=|[-–—]))(?![0-9])  # 3. 17) 16: 1 - C
         |(?P<w>[A-Za-z]{1,5})[.)](?=\s)             # a)  BB.  iv)
     )\s*(?P<body>.*)$""",
-    re.X | re.S,
+    re.X | re.S | re.I,
 )
 ROMAN = re.compile(r"^(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})$")
 # Spans may not contain their own marker, which keeps the scans linear on long lines.

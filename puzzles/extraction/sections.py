@@ -6,11 +6,11 @@ import re
 from dataclasses import dataclass
 
 from .cleaning import strip_emphasis
-from .patterns import FENCE, HEADING_LINE, KEYWORD, MD_HEADING
+from .patterns import ANSWER_SENTENCE, FENCE, HEADING_LINE, KEYWORD, MD_HEADING
 
 
 @dataclass
-class _Section:
+class Section:
     kind: str  # "answer", "explain" or "other"
     final: bool
     lines: list[str]
@@ -30,6 +30,9 @@ def _heading(line: str) -> tuple[str, bool, str] | None:
     if match:
         kind = _keyword_kind(KEYWORD.match(match.group("kw")))
         return kind, final, (match.group("rest") or "").strip()
+    sentence = ANSWER_SENTENCE.match(text)
+    if sentence and not is_markdown:
+        return "answer", final, sentence.group("rest").strip()
     keyword = KEYWORD.search(text)
     if is_markdown:
         return (_keyword_kind(keyword), final, "") if keyword else ("other", False, "")
@@ -45,9 +48,9 @@ def _keyword_kind(match: re.Match[str] | None) -> str:
     return "answer" if match and match.group("answer") else "explain"
 
 
-def split_sections(text: str) -> list[_Section]:
+def split_sections(text: str) -> list[Section]:
     """Cut the text into sections at heading lines outside code fences."""
-    sections = [_Section("other", False, [])]
+    sections = [Section("other", False, [])]
     in_fence = False
     for line in text.split("\n"):
         if FENCE.match(line):
@@ -57,11 +60,11 @@ def split_sections(text: str) -> list[_Section]:
             sections[-1].lines.append(line.rstrip())
             continue
         kind, final, rest = head
-        sections.append(_Section(kind, final, [rest] if rest else []))
+        sections.append(Section(kind, final, [rest] if rest else []))
     return sections
 
 
-def pick_answer_section(sections: list[_Section]) -> _Section | None:
+def pick_answer_section(sections: list[Section]) -> Section | None:
     """Return the last non-empty answer section, preferring one headed "final"."""
     answers = [s for s in sections if s.kind == "answer" and s.body]
     finals = [s for s in answers if s.final]
