@@ -188,7 +188,9 @@ def _find_boxed(region: str, n: int, sources: list[str]) -> _Found | None:
     parts = [line for line in latex_plain(last.content).split("\n") if line.strip()]
     if len(parts) < 2:  # one line: items separated by semicolons, else commas
         text = parts[0] if parts else ""
-        parts = next((p for p in (text.split(";"), text.split(",")) if len(p) == n), [text])
+        parts = next((p for p in (text.split(";"), text.split(",")) if len(p) == n), [])
+    if len(parts) < 2:  # one boxed word of a several-item task is an aside, not the answers
+        return None
     answers = [
         _box_item(part, sources[i] if i < len(sources) else "") for i, part in enumerate(parts)
     ]

@@ -104,6 +104,11 @@ def test_boxes_only_in_the_explanation_are_found_there():
     check(text, 2, ["tovak", "mirelu"], method="boxed")
 
 
+def test_one_boxed_aside_does_not_replace_a_list():
+    text = "1. tovak\n2. mirelu\n\nThe key: $\\boxed{-ak}$ marks the plural."
+    check(text, 2, ["tovak", "mirelu"], "The key: $\\boxed{-ak}$ marks the plural.", "numbered")
+
+
 def test_an_unclosed_box_is_not_an_answer():
     result = check("1. tovak\n2. mirelu \\boxed{sanu", 2, ["tovak", "mirelu \\boxed{sanu"])
     assert result.method == "numbered"
