@@ -10,7 +10,16 @@ from django.contrib.auth.models import Group
 from ioleval.roles import CHAIR, JUROR, ORGANIZER
 
 REPO = Path(__file__).resolve().parent.parent
-IOLAI_DIR = REPO.parent / "shared" / "data" / "iolai-2026"
+# The checkout's sibling shared/; a copy of the tests one level deeper (mutmut's mutants/)
+# finds the same data further up.
+IOLAI_DIR = next(
+    (
+        parent / "shared" / "data" / "iolai-2026"
+        for parent in REPO.parents
+        if (parent / "shared" / "data" / "iolai-2026").is_dir()
+    ),
+    REPO.parent / "shared" / "data" / "iolai-2026",
+)
 
 
 @pytest.fixture(autouse=True)
