@@ -60,7 +60,7 @@ def split_sections(text: str) -> list[Section]:
             sections[-1].lines.append(line.rstrip())
             continue
         kind, final, rest = head
-        sections.append(Section(kind, final, [rest] if rest else []))
+        sections.append(Section(kind, final, [rest]))  # body drops an empty rest
     return sections
 
 
