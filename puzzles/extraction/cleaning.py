@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 
 from .latex import plain_if_latex
 from .patterns import ARROW, BOLD, CHATTER, CODE, FENCE, ITALIC, RULE, SEPARATOR, TRAILING_GLOSS
@@ -23,8 +24,10 @@ def clean_item(text: str, source: str) -> str:
     if source and gloss and gloss.start() > 0 and _same_source(gloss.group(1), source):
         text = text[: gloss.start()]
     if source:
-        # An echo is about as long as its source: look no further, longest echo first.
-        nearby = SEPARATOR.finditer(text[: 2 * len(source) + 10])
+        # An echo is about as long as its source (a column may pad it with any number of
+        # spaces before the separator): look no further, longest echo first.
+        limit = 2 * len(source) + 10
+        nearby = takewhile(lambda m: m.start() <= limit, SEPARATOR.finditer(text))
         for match in reversed(list(nearby)):
             rest = text[match.end() :].strip()
             if rest and _same_source(text[: match.start()], source):

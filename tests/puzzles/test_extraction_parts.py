@@ -123,6 +123,15 @@ def test_explanation_keeps_indentation_and_loses_trailing_spaces():
     check(text, 2, ["tovak", "mirelu"], explanation)
 
 
+def test_leftover_explanation_keeps_indentation_and_loses_trailing_spaces():
+    text = (
+        "Two affixes:   \n  - -ak marks the plural   \n  - mi- marks you all\n\n"
+        "Answers:\n1. tovak\n2. mirelu"
+    )
+    explanation = "Two affixes:\n  - -ak marks the plural\n  - mi- marks you all"
+    check(text, 2, ["tovak", "mirelu"], explanation)
+
+
 def test_explanation_loses_chatter_and_runs_of_blank_lines():
     text = (
         f"Answers:\n1. tovak\n2. mirelu\n\n{NOTES}\n\n\n\nThe prefix mi- marks you all.\n"
@@ -253,6 +262,12 @@ def test_trace_opened_after_the_answers_and_cut_off_is_not_read():
             id="echo-with-extra-spaces",
         ),
         pytest.param("16. 7 = sanu\n17. 9 = lemi", Q_NUMBERS, ["sanu", "lemi"], id="one-char"),
+        pytest.param(
+            "16. 7             = sanu\n17. 1,234,567     = lemi",
+            "Write in Vashenti numerals:\n\n16. 7\n17. 1,234,567",
+            ["sanu", "lemi"],
+            id="aligned-column",
+        ),
         pytest.param(
             "16. C(You all held me.)\n17. A(I called you all.)",
             Q_2,
