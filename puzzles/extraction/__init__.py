@@ -73,9 +73,9 @@ def extract_answer(text: str | None, n_items: int, query: str = "") -> Extractio
     cut_off = not reply.text.strip() and reply.answer is None and not reply.explanation
     sections = split_sections(reply.trace if cut_off else reply.text)
     if reply.answer is not None:
-        sections.append(Section("answer", True, reply.answer.split("\n")))
+        sections.append(Section("answer", reply.answer.split("\n"), final=True))
     if reply.explanation:
-        sections.append(Section("explain", False, reply.explanation.split("\n")))
+        sections.append(Section("explain", reply.explanation.split("\n")))
     answer = pick_answer_section(sections)
     explained = "\n\n".join(s.body for s in sections if s.kind == "explain" and s.body)
     others = "\n".join(s.body for s in sections if s.kind == "other")
