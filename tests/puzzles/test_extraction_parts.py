@@ -290,6 +290,22 @@ def test_items_lose_echoed_sources_and_arrows(text, query, items):
 
 
 @pytest.mark.parametrize(
+    "source, brackets, echoed",
+    [
+        pytest.param("12", 6, True, id="decoration-up-to-the-bound"),  # 14 = 2 * 2 + 10
+        pytest.param("123", 7, False, id="decoration-past-the-bound"),  # 17 > 2 * 3 + 10
+    ],
+)
+def test_echo_may_carry_as_many_marks_as_its_source_has_characters_plus_ten(
+    source, brackets, echoed
+):
+    echo = "[" * brackets + source + "]" * brackets
+    query = f"Write in Vashenti numerals:\n\n16. {source}\n17. 9"
+    item = f"{echo} = sanu"
+    check(f"16. {item}\n17. lemi", 2, ["sanu" if echoed else item, "lemi"], query=query)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         pytest.param("**1. tovak\n2. mirelu**", id="bold-across-lines"),
