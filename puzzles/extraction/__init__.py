@@ -4,7 +4,7 @@ Pure functions, no Django. `extract_answer(text, n_items, query)` works in four 
 
 1. A reply that is wholly a JSON list is split exactly as `metrics.parse_prediction`
    splits it, so clean submissions never change; a JSON object with an "answers" list
-   (and perhaps an "explanation") is taken the same way.
+   (and perhaps an "explanation"), or a Python list or dict literal, is taken the same way.
 2. A reasoning trace (`<think>…</think>`, a dangling `</think>`, `<|begin_of_thought|>`,
    a harmony analysis channel) is set aside: answers are never read from it unless the
    reply holds nothing else, and it is not the explanation (a contestant's drafts are not
@@ -27,8 +27,8 @@ Pure functions, no Django. `extract_answer(text, n_items, query)` works in four 
 Items lose their label, markdown emphasis, backticks and LaTeX markup (`\\text{}`,
 `$…$`, accents such as `\\'e`), and the query's source item
 when echoed before a separator (`→`, `->`, `=`, `:`, ` - `, ` — `) or after the answer
-in brackets; anything before an arrow goes even without a query. Quotes are left to
-`metrics.normalize`. The explanation is the explanation sections' text, the JSON
+in brackets; an arrow and anything before it go even without a query. Quotes are left
+to `metrics.normalize`. The explanation is the explanation sections' text, the JSON
 object's "explanation", or else the text outside the answer block minus chatter.
 
 Not handled: one bare "Answer:" heading per item (only the last such section is read),
@@ -62,8 +62,10 @@ def extract_answer(text: str | None, n_items: int, query: str = "") -> Extractio
     n = max(int(n_items), 0)
     if text is None or not text.strip():
         return Extraction([""] * n, "", 0, "empty")
-    whole = value_items(load_json(text.strip(), strict=True))
-    if whole is not None:  # the competition's own parse of a clean JSON list
+    # A clean JSON list is parsed as the competition parsed it; a Python literal the same way
+    # (read whole, its comment lines are not headings).
+    whole = value_items(load_json(text.strip()))
+    if whole is not None:
         items, explanation = whole
         return Extraction((items + [""] * n)[:n], explanation.strip(), len(items), "json")
     reply = read_reply(text)
@@ -71,9 +73,9 @@ def extract_answer(text: str | None, n_items: int, query: str = "") -> Extractio
     cut_off = not reply.text.strip() and reply.answer is None and not reply.explanation
     sections = split_sections(reply.trace if cut_off else reply.text)
     if reply.answer is not None:
-        sections.append(Section("answer", True, reply.answer.split("\n")))
+        sections.append(Section("answer", reply.answer.split("\n"), final=True))
     if reply.explanation:
-        sections.append(Section("explain", False, reply.explanation.split("\n")))
+        sections.append(Section("explain", reply.explanation.split("\n")))
     answer = pick_answer_section(sections)
     explained = "\n\n".join(s.body for s in sections if s.kind == "explain" and s.body)
     others = "\n".join(s.body for s in sections if s.kind == "other")
@@ -81,7 +83,7 @@ def extract_answer(text: str | None, n_items: int, query: str = "") -> Extractio
     labels, sources = query_items(query, n)
     found = find_items(region, n, labels, sources, from_section=answer is not None)
     borrowed = False
-    if answer is None and explained and found.method == "lines":
+    if explained and found.method == "lines":  # "lines": no answer section, no list found
         # Models often run their reasoning straight into an unheaded list of answers.
         alt = find_items(explained, n, labels, sources, from_section=False)
         if alt.method != "lines" or not region.strip():

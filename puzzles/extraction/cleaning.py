@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 
 from .latex import plain_if_latex
 from .patterns import ARROW, BOLD, CHATTER, CODE, FENCE, ITALIC, RULE, SEPARATOR, TRAILING_GLOSS
@@ -11,26 +12,28 @@ from .patterns import ARROW, BOLD, CHATTER, CODE, FENCE, ITALIC, RULE, SEPARATOR
 def strip_emphasis(text: str) -> str:
     """Remove markdown bold, italics and inline-code backticks, keeping their text."""
     text = CODE.sub(r"\1", text)
-    text = BOLD.sub(lambda m: m.group(1) or m.group(2) or "", text)
-    text = ITALIC.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    text = BOLD.sub(r"\1\2", text)  # a group that did not take part is empty
+    text = ITALIC.sub(r"\1\2", text)
     return text.replace("**", "")
 
 
-def clean_item(text: str, source: str = "") -> str:
+def clean_item(text: str, source: str) -> str:
     """Return an answer item without emphasis and without an echoed source item or arrow."""
     text = plain_if_latex(strip_emphasis(text)).strip()
     gloss = TRAILING_GLOSS.search(text)
     if source and gloss and gloss.start() > 0 and _same_source(gloss.group(1), source):
-        text = text[: gloss.start()].rstrip()
+        text = text[: gloss.start()]
     if source:
-        # An echo is about as long as its source: look no further, longest echo first.
-        nearby = SEPARATOR.finditer(text, 0, 2 * len(source) + 10)
+        # An echo is about as long as its source (a column may pad it with any number of
+        # spaces before the separator): look no further, longest echo first.
+        limit = 2 * len(source) + 10
+        nearby = takewhile(lambda m: m.start() <= limit, SEPARATOR.finditer(text))
         for match in reversed(list(nearby)):
             rest = text[match.end() :].strip()
-            if match.start() > 0 and rest and _same_source(text[: match.start()], source):
+            if rest and _same_source(text[: match.start()], source):
                 return rest
     arrow = ARROW.search(text)
-    if arrow and arrow.start() > 0 and text[arrow.end() :].strip():
+    if arrow and text[arrow.end() :].strip():  # "tovak → sanu" and "→ sanu" are sanu
         return text[arrow.end() :].strip()
     return text.strip()
 

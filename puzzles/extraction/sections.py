@@ -12,8 +12,8 @@ from .patterns import ANSWER_SENTENCE, FENCE, HEADING_LINE, KEYWORD, MD_HEADING
 @dataclass
 class Section:
     kind: str  # "answer", "explain" or "other"
-    final: bool
     lines: list[str]
+    final: bool = False  # headed "final"; read only for answer sections
 
     @property
     def body(self) -> str:
@@ -35,7 +35,7 @@ def _heading(line: str) -> tuple[str, bool, str] | None:
         return "answer", final, sentence.group("rest").strip()
     keyword = KEYWORD.search(text)
     if is_markdown:
-        return (_keyword_kind(keyword), final, "") if keyword else ("other", False, "")
+        return (_keyword_kind(keyword) if keyword else "other"), final, ""
     # "Here are my answers:" opens a section; "Translation of item 16:" does not.
     intro = text.endswith((":", "：")) and len(text.split()) <= 10
     if keyword and intro and not re.search(r"\d", text):
@@ -50,7 +50,7 @@ def _keyword_kind(match: re.Match[str] | None) -> str:
 
 def split_sections(text: str) -> list[Section]:
     """Cut the text into sections at heading lines outside code fences."""
-    sections = [Section("other", False, [])]
+    sections = [Section("other", [])]
     in_fence = False
     for line in text.split("\n"):
         if FENCE.match(line):
@@ -60,7 +60,7 @@ def split_sections(text: str) -> list[Section]:
             sections[-1].lines.append(line.rstrip())
             continue
         kind, final, rest = head
-        sections.append(Section(kind, final, [rest] if rest else []))
+        sections.append(Section(kind, [rest], final))  # body drops an empty rest
     return sections
 
 
