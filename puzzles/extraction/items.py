@@ -233,8 +233,10 @@ def _content_lines(region: str) -> list[_Line]:
 
 def _parse_list_line(text: str) -> tuple[str | None, str] | None:
     """Return (label or None for a bullet, body) when the line is a list item, else None."""
-    if text.startswith("|") and len(text) > 1:  # a table row; its closing pipe is optional
+    if text.startswith("|"):  # a table row; its closing pipe is optional
         cells = [cell.strip() for cell in text.strip("|").split("|")]
+        if not any(cells):  # an empty row or a stray pipe
+            return None
         label = strip_emphasis(cells[0]).strip(" .)(")
         # A table row: "| 16 | source | answer |" answers in its last cell.
         if len(cells) > 1 and label and _valid_label(label):

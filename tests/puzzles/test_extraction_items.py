@@ -254,6 +254,20 @@ def test_tables(text, query, method):
     check(text, 2, ["tovak", "mirelu"], method=method, query=query)
 
 
+@pytest.mark.parametrize(
+    "row",
+    [pytest.param("| | |", id="empty-row"), pytest.param("|", id="stray-pipe")],
+)
+def test_table_row_without_content_is_not_an_item(row):
+    text = f"| the dogs | tovak |\n{row}\n| the birds | mirelu |"
+    check(text, 2, ["tovak", "mirelu"], method="numbered", n_found=2)
+
+
+def test_upper_case_roman_labels_in_a_table_are_mapped():
+    query = "Translate into Vashenti:\n\nIX. the dogs\nX. the birds"
+    check("| X | mirelu |\n| IX | tovak |", 2, ["tovak", "mirelu"], method="labelled", query=query)
+
+
 def test_compact_table_of_letters():
     check("|1|B|\n|2|X|", 2, ["B", "X"], method="numbered")
 
@@ -329,12 +343,12 @@ def test_one_column_of_letters_is_read_in_order():
             id="letters-restart-the-last-list-wins",
         ),
         pytest.param(
-            "1. sanu\n2. mirel\n01. tovak\n02. mirelu",
+            "1. sanu\n01. tovak\n02. mirelu",
             2,
             ["tovak", "mirelu"],
             "numbered",
             "",
-            id="zero-padded-numbers-restart",
+            id="same-number-zero-padded-restarts",
         ),
         pytest.param(
             "1. -ak marks the plural\n2. mi- marks the past\n17. mirelu\n16. tovak",
