@@ -178,30 +178,29 @@ def _find_boxed(region: str, n: int, sources: list[str]) -> _Found | None:
     if not boxes or n < 1:
         return None
     if len(boxes) >= n:
-        chosen = boxes[-n:]
-        answers = [
-            _box_item(box.content, sources[i] if i < len(sources) else "")
-            for i, box in enumerate(chosen)
-        ]
+        answers = _cleaned([_box_text(box.content) for box in boxes[-n:]], sources)
         return _Found(answers, "boxed", 0, 0)
-    last = boxes[-1]
-    parts = [line for line in latex_plain(last.content).split("\n") if line.strip()]
-    if len(parts) < 2:  # one line: items separated by semicolons, else commas
-        text = parts[0] if parts else ""
-        parts = next((p for p in (text.split(";"), text.split(",")) if len(p) == n), [])
+    parts = [line for line in latex_plain(boxes[-1].content).split("\n") if line.strip()]
+    if len(parts) == 1:  # one line: items separated by semicolons, else commas
+        parts = next((p for p in (parts[0].split(";"), parts[0].split(",")) if len(p) == n), [])
     if len(parts) < 2:  # one boxed word of a several-item task is an aside, not the answers
         return None
-    answers = [
-        _box_item(part, sources[i] if i < len(sources) else "") for i, part in enumerate(parts)
-    ]
-    return _Found(answers, "boxed", 0, 0)
+    return _Found(_cleaned([_box_text(part) for part in parts], sources), "boxed", 0, 0)
 
 
-def _box_item(text: str, source: str) -> str:
+def _box_text(text: str) -> str:
     """Return one boxed answer as plain text, without an item label."""
     text = latex_plain(text).strip()
     parsed = _parse_list_line(text)
-    return clean_item(parsed[1] if parsed else text, source)
+    return parsed[1] if parsed else text
+
+
+def _cleaned(bodies: list[str], sources: list[str]) -> list[str]:
+    """Clean the answer items, each against the query's source item in its place, if any."""
+    return [
+        clean_item(body, sources[i]) if i < len(sources) else clean_item(body)
+        for i, body in enumerate(bodies)
+    ]
 
 
 def _content_lines(region: str) -> list[_Line]:
@@ -234,8 +233,10 @@ def _content_lines(region: str) -> list[_Line]:
 
 def _parse_list_line(text: str) -> tuple[str | None, str] | None:
     """Return (label or None for a bullet, body) when the line is a list item, else None."""
-    if text.startswith("|") and text.endswith("|") and len(text) > 1:
+    if text.startswith("|"):  # a table row; its closing pipe is optional
         cells = [cell.strip() for cell in text.strip("|").split("|")]
+        if not any(cells):  # an empty row or a stray pipe
+            return None
         label = strip_emphasis(cells[0]).strip(" .)(")
         # A table row: "| 16 | source | answer |" answers in its last cell.
         if len(cells) > 1 and label and _valid_label(label):
@@ -340,9 +341,7 @@ def _in_order(items: list[_Item], n: int, sources: list[str], from_section: bool
     # Outside an answer section a lone numbered line is more likely prose than a list.
     if len(best) < 2 and n > 1 and not from_section:
         return None
-    answers = [
-        clean_item(item.body, sources[i] if i < len(sources) else "") for i, item in enumerate(best)
-    ]
+    answers = _cleaned([item.body for item in best], sources)
     return _Found(answers, "numbered", best[0].start, best[-1].end)
 
 
@@ -363,18 +362,16 @@ def _plain_lines(region: str, n: int, sources: list[str], from_section: bool) ->
     kept = _fit_paragraphs(kept, n)
     if not kept:
         return _Found([], method, 0, len(region))
-    answers = []
-    for i, line in enumerate(kept[:n]):  # cleaning items beyond n is wasted work
-        parsed = _parse_list_line(line.text)
-        body = parsed[1] if parsed else line.text
-        answers.append(clean_item(body, sources[i] if i < len(sources) else ""))
+    bodies = [
+        parsed[1] if (parsed := _parse_list_line(line.text)) else line.text
+        for line in kept[:n]  # cleaning items beyond n is wasted work
+    ]
+    answers = _cleaned(bodies, sources)
     return _Found(answers, method, kept[0].start, kept[-1].end, n_found=len(kept))
 
 
 def _fit_paragraphs(lines: list[_Line], n: int) -> list[_Line]:
-    """Return the leading or trailing whole paragraphs holding exactly n lines, if any."""
-    if len(lines) <= n:
-        return lines
+    """Return the leading or trailing whole paragraphs holding exactly n lines, else all."""
     for ordered in (lines, lines[::-1]):
         taken: list[_Line] = []
         for line in ordered:
