@@ -198,8 +198,7 @@ def _box_text(text: str) -> str:
 def _cleaned(bodies: list[str], sources: list[str]) -> list[str]:
     """Clean the answer items, each against the query's source item in its place, if any."""
     return [
-        clean_item(body, sources[i]) if i < len(sources) else clean_item(body)
-        for i, body in enumerate(bodies)
+        clean_item(body, sources[i] if i < len(sources) else "") for i, body in enumerate(bodies)
     ]
 
 
@@ -233,7 +232,8 @@ def _content_lines(region: str) -> list[_Line]:
 
 def _parse_list_line(text: str) -> tuple[str | None, str] | None:
     """Return (label or None for a bullet, body) when the line is a list item, else None."""
-    if text.startswith("|"):  # a table row; its closing pipe is optional
+    # A table row; its closing pipe is optional, but a lone leading pipe is a click ("|xam").
+    if text.startswith("|") and text.count("|") >= 2:
         cells = [cell.strip() for cell in text.strip("|").split("|")]
         if not any(cells):  # an empty row or a stray pipe
             return None

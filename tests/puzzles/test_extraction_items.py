@@ -263,6 +263,10 @@ def test_table_row_without_content_is_not_an_item(row):
     check(text, 2, ["tovak", "mirelu"], method="numbered", n_found=2)
 
 
+def test_a_leading_pipe_alone_is_a_click_not_a_table():
+    check("Answers:\n|xam\n!kwa", 2, ["|xam", "!kwa"], method="answer_section")
+
+
 def test_upper_case_roman_labels_in_a_table_are_mapped():
     query = "Translate into Vashenti:\n\nIX. the dogs\nX. the birds"
     check("| X | mirelu |\n| IX | tovak |", 2, ["tovak", "mirelu"], method="labelled", query=query)
