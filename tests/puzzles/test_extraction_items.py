@@ -469,3 +469,18 @@ def test_counts_all_lines_found():
 )
 def test_nothing_found(text, n, explanation):
     check(text, n, [""] * n, explanation, n_found=0)
+
+
+@pytest.mark.parametrize(
+    "section",
+    [
+        '["tovak", "mirelu", "sanu"]',
+        "['tovak', 'mirelu', 'sanu']",
+        '{"answers": ["tovak", "mirelu", "sanu"]}',
+    ],
+)
+def test_an_answer_section_that_is_one_list_is_read_whole_whatever_its_length(section):
+    # Only a list inside prose must have the task's item count; a section that is nothing
+    # but a list is the answer list, cut to the items asked for.
+    text = f"Explanation: -ak is the plural.\n\nAnswer:\n{section}"
+    check(text, 2, ["tovak", "mirelu"], method="json", n_found=3)
