@@ -5,24 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from puzzles.extraction import extract_answer
 from puzzles.extraction.items import _embedded_json, _find_json, _own_line, load_json
 from puzzles.extraction.patterns import MAX_EMBEDDED_TRIES
 
+from .extraction_checks import check
+
 Q_DOGS = "Translate into Vashenti:\n\n16. the dogs\n17. the birds"
 Q_MATCH = "Match the Vashenti words to their meanings:\n\na) the dogs\nb) the birds"
-
-
-def check(text, n, items, explanation=None, method=None, query="", n_found=None):
-    result = extract_answer(text, n, query)
-    assert result.items == items
-    if explanation is not None:
-        assert result.explanation == explanation
-    if method is not None:
-        assert result.method == method
-    if n_found is not None:
-        assert result.n_items_found == n_found
-    return result
 
 
 # --- JSON -----------------------------------------------------------------------------------

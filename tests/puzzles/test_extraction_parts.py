@@ -9,23 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from puzzles.extraction import extract_answer
 from puzzles.extraction.latex import latex_plain
 from puzzles.extraction.traces import read_reply
+
+from .extraction_checks import check
 
 Q_2 = "Translate into Vashenti:\n\n16. You all held me.\n17. I called you all."
 Q_NUMBERS = "Write in Vashenti numerals:\n\n16. 7\n17. 9"
 NOTES = "The suffix -ak marks the plural."
-
-
-def check(text, n, items, explanation=None, method=None, query=""):
-    result = extract_answer(text, n, query)
-    assert result.items == items
-    if explanation is not None:
-        assert result.explanation == explanation
-    if method is not None:
-        assert result.method == method
-    return result
 
 
 # --- Sections and headings ------------------------------------------------------------------

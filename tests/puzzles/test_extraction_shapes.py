@@ -11,22 +11,14 @@ from puzzles.extraction.traces import read_reply
 from puzzles.models import Output, Task
 from puzzles.services.scoring import output_prepare, output_scores
 
+from .extraction_checks import check
+
 Q_16 = (
     "Translate into Vashenti:\n\n"
     "16. You all held me yesterday.\n"
     "17. I called you all a week ago.\n"
     "18. You all are holding me now."
 )
-
-
-def check(text, n, items, explanation=None, method=None, query=""):
-    result = extract_answer(text, n, query)
-    assert result.items == items
-    if explanation is not None:
-        assert result.explanation == explanation
-    if method is not None:
-        assert result.method == method
-    return result
 
 
 # --- LaTeX boxes ----------------------------------------------------------------------------
