@@ -10,6 +10,8 @@ import pytest
 from puzzles.extraction import Extraction, extract_answer
 from puzzles.metrics import parse_prediction
 
+from .extraction_checks import check
+
 # Queries in invented languages, numbered as olympiad queries are: arbitrarily.
 Q_16 = (
     "Translate into Vashenti:\n\n"
@@ -382,12 +384,7 @@ CASES = [
 
 @pytest.mark.parametrize("text, n, query, items, explanation, method", CASES)
 def test_formats(text, n, query, items, explanation, method):
-    result = extract_answer(text, n, query)
-    assert result.items == items
-    if explanation is not None:
-        assert result.explanation == explanation
-    if method is not None:
-        assert result.method == method
+    check(text, n, items, explanation, method, query)
 
 
 @pytest.mark.parametrize("text", [None, "", "   ", "\n\n\t \n"])
