@@ -30,6 +30,7 @@ from puzzles.untrusted import text_check
 from ..errors import GradingError
 from ..models import Contestant, ContestantPoints, Criterion
 from ..selectors import current_rubrics
+from ..text import points_text
 
 TOTALS_COLUMNS = ("contestant", "total")
 POINTS_COLUMNS = ("contestant", "problem", "criterion", "points")
@@ -55,7 +56,7 @@ class ContestantsImport:
         return [
             f"{self.file}: replaced the competition's {self.replaced} contestants with"
             f" {self.contestants} ({what})",
-            f"totals checked against 0..{self.maximum} ({self.maximum_from})",
+            f"totals checked against 0..{points_text(self.maximum)} ({self.maximum_from})",
         ]
 
 
@@ -86,7 +87,7 @@ def points_value(text: str | None, *, upper: Decimal, what: str, **where) -> Dec
         raise GradingError(f"{shown!r} is not a number", **where)
     value = Decimal(raw.replace(",", "."))
     if value < 0 or value > upper:
-        raise GradingError(f"{what} {shown} are outside 0..{upper}", **where)
+        raise GradingError(f"{what} {shown} are outside 0..{points_text(upper)}", **where)
     if value != value.quantize(CENTS):
         raise GradingError(f"{what} {shown} have more than 2 decimals", **where)
     return value.quantize(CENTS)
@@ -245,7 +246,8 @@ def _total_given(person: _Person, text: str | None, maximum: Decimal, where: dic
     total = points_value(text, upper=maximum, what="total points", **where, field="total")
     if person.total is not None and total != person.total:
         raise GradingError(
-            f"total {total} differs from the total {person.total} on line {person.total_line}",
+            f"total {points_text(total)} differs from the total {points_text(person.total)}"
+            f" on line {person.total_line}",
             **where,
             field="total",
         )
@@ -257,15 +259,16 @@ def _totals_summed(people: dict[str, _Person], maximum: Decimal, *, file: str) -
         summed = sum(person.points.values(), Decimal(0))
         if summed > maximum:
             raise GradingError(
-                f"contestant {code!r}'s points sum to {summed}, more than {maximum}",
+                f"contestant {code!r}'s points sum to {points_text(summed)},"
+                f" more than {points_text(maximum)}",
                 file=file,
                 line=person.line,
                 field="points",
             )
         if person.total is not None and person.total != summed:
             raise GradingError(
-                f"contestant {code!r}'s total {person.total} is not the sum of its points"
-                f" ({summed})",
+                f"contestant {code!r}'s total {points_text(person.total)} is not the sum of"
+                f" its points ({points_text(summed)})",
                 file=file,
                 line=person.total_line,
                 field="total",
