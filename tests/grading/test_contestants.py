@@ -7,6 +7,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
@@ -21,6 +22,7 @@ from grading.errors import GradingError
 from grading.models import Contestant, ContestantPoints
 from grading.services import competition_maximum, contestants_import
 from puzzles.models import ExternalScore, System
+from puzzles.services import system_scores_import
 from tests.grading.factories import ChairFactory, JurorFactory, UserFactory, rubric_with
 from tests.puzzles.factories import CompetitionFactory, ProblemFactory
 
@@ -324,3 +326,20 @@ def test_uploads_take_post_only(client, organizer, competition):
     assert client.get(reverse("grading:contestants_upload", args=["iol"])).status_code == 405
     assert client.post(reverse("grading:review_inputs", args=["iol"])).status_code == 405
     assert client.get(reverse("grading:review_inputs", args=["nope"])).status_code == 404
+
+
+def test_the_admin_shows_contestants_and_external_figures_read_only(client, competition):
+    _import(competition, POINTS + "A,1,1a,3\n")
+    system_scores_import(competition=competition, stream=io.StringIO("system,score\nOpus,0.5\n"))
+    client.force_login(get_user_model().objects.create_superuser("root", password="x" * 20))
+    contestant = Contestant.objects.get()
+    score = ExternalScore.objects.get()
+    page = client.get(reverse("admin:grading_contestant_change", args=[contestant.pk]))
+    assert page.status_code == 200 and 'name="total"' not in page.content.decode()
+    page = client.get(reverse("admin:puzzles_externalscore_change", args=[score.pk]))
+    assert page.status_code == 200 and 'name="score"' not in page.content.decode()
+    assert client.get(reverse("admin:grading_contestant_add")).status_code == 403
+    assert client.get(reverse("admin:puzzles_externalscore_add")).status_code == 403
+    delete = reverse("admin:grading_contestant_delete", args=[contestant.pk])
+    assert client.post(delete, {"post": "yes"}).status_code == 403
+    assert Contestant.objects.exists() and ExternalScore.objects.exists()
