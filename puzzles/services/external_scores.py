@@ -171,6 +171,8 @@ def system_scores_import(
     updates its figures in place; figures the file does not name are kept.
     """
     rows = _read(stream, file=file, competition=competition)
+    # One import at a time per competition: two would create the same new system twice.
+    Competition.objects.select_for_update().filter(pk=competition.pk).first()
     systems = {s.name: s for s in System.objects.filter(competition=competition)}
     _similar_names(rows, systems, file=file)
     result = ScoresImport(file=file)
@@ -185,8 +187,7 @@ def system_scores_import(
         Output.objects.filter(system_id__in=named).values_list("system_id", flat=True).distinct()
     )
     existing = {
-        (s.system_id, s.problem_id): s
-        for s in ExternalScore.objects.filter(system_id__in=named).select_for_update()
+        (s.system_id, s.problem_id): s for s in ExternalScore.objects.filter(system_id__in=named)
     }
     to_create: list[ExternalScore] = []
     to_update: list[ExternalScore] = []
