@@ -3,6 +3,8 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from .models import (
     Assignment,
+    Contestant,
+    ContestantPoints,
     Criterion,
     DiscussionComment,
     Mark,
@@ -78,3 +80,19 @@ class ObservationTagAdmin(admin.ModelAdmin):
 admin.site.register(ProblemJuror)
 admin.site.register(ProblemJury)
 admin.site.register(DiscussionComment)
+
+
+class ContestantPointsInline(ReadOnly, admin.TabularInline):
+    model = ContestantPoints
+    extra = 0
+    fields = ["problem", "criterion_code", "points"]
+
+
+@admin.register(Contestant)
+class ContestantAdmin(ReadOnly, admin.ModelAdmin):
+    """View-only: contestants change by import_contestants, which replaces them whole."""
+
+    list_display = ["code", "competition", "total"]
+    list_filter = ["competition"]
+    search_fields = ["code"]
+    inlines = [ContestantPointsInline]

@@ -130,3 +130,15 @@ class TagsConfigForm(forms.Form):
         required=False,
         label="Observation tags, one per line",
     )
+
+
+class SystemScoresUploadForm(forms.Form):
+    file = forms.FileField(
+        help_text="CSV: system, score, and optionally exact_match, chrf, problem (0-1 scale)"
+    )
+
+
+class ContestantsUploadForm(forms.Form):
+    file = forms.FileField(
+        help_text="CSV: contestant, total; or contestant, problem, criterion, points"
+    )

@@ -242,3 +242,45 @@ class ProblemJury(models.Model):
 
     def __str__(self) -> str:
         return f"jury of {self.problem}"
+
+
+class Contestant(models.Model):
+    """A human contestant of the competition, by anonymous code, with their total points."""
+
+    competition = models.ForeignKey(
+        Competition, on_delete=models.CASCADE, related_name="contestants"
+    )
+    code = models.CharField(max_length=64)
+    total = models.DecimalField(max_digits=7, decimal_places=2)
+
+    class Meta:
+        ordering = ["competition", "-total", "code"]
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "code"], name="contestant_unique_code"),
+            models.CheckConstraint(condition=Q(total__gte=0), name="contestant_total_nonnegative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.total}"
+
+
+class ContestantPoints(models.Model):
+    """A contestant's points on one criterion (by code: rubric versions keep their codes)."""
+
+    contestant = models.ForeignKey(Contestant, on_delete=models.CASCADE, related_name="points")
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="+")
+    criterion_code = models.CharField(max_length=40)
+    points = models.DecimalField(**POINTS)
+
+    class Meta:
+        ordering = ["contestant", "problem__number", "criterion_code"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["contestant", "problem", "criterion_code"],
+                name="contestantpoints_unique",
+            ),
+            models.CheckConstraint(condition=Q(points__gte=0), name="contestantpoints_nonnegative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.contestant.code} P{self.problem_id} {self.criterion_code}: {self.points}"

@@ -44,6 +44,17 @@ urlpatterns = [
     path("c/<slug:slug>/jury/marks/", views.marks_upload, name="marks_upload"),
     path("c/<slug:slug>/jury/marks.<str:fmt>", views.marks_export, name="marks_export"),
     path("c/<slug:slug>/jury/totals/", views.totals, name="totals"),
+    path("c/<slug:slug>/review/inputs/", views.review_inputs, name="review_inputs"),
+    path(
+        "c/<slug:slug>/review/inputs/system-scores/",
+        views.system_scores_upload,
+        name="system_scores_upload",
+    ),
+    path(
+        "c/<slug:slug>/review/inputs/contestants/",
+        views.contestants_upload,
+        name="contestants_upload",
+    ),
     path("c/<slug:slug>/jury/pdf/", views.batch_start, name="pdf_batch"),
     path("c/<slug:slug>/jury/pdf/<str:task_id>/", views.batch_status, name="pdf_batch_status"),
     path("c/<slug:slug>/jury/pdf/<str:task_id>/papers.zip", views.batch_zip, name="pdf_batch_zip"),

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
-from .models import AnswerAmendment, Competition, Output, Problem, System, Task
+from .models import AnswerAmendment, Competition, ExternalScore, Output, Problem, System, Task
 
 
 class ProblemInline(admin.TabularInline):
@@ -39,8 +39,8 @@ class TaskAdmin(SimpleHistoryAdmin):
 
 @admin.register(System)
 class SystemAdmin(admin.ModelAdmin):
-    list_display = ["name", "competition", "team", "tier"]
-    list_filter = ["competition", "tier"]
+    list_display = ["name", "competition", "team", "tier", "external"]
+    list_filter = ["competition", "tier", "external"]
     search_fields = ["name", "team"]
 
 
@@ -58,3 +58,21 @@ class AnswerAmendmentAdmin(admin.ModelAdmin):
     list_display = ["task", "item_number", "action", "text", "created_by", "created_at"]
     list_filter = ["task__problem__competition", "action"]
     readonly_fields = ["before", "after", "changes", "created_by", "created_at"]
+
+
+@admin.register(ExternalScore)
+class ExternalScoreAdmin(admin.ModelAdmin):
+    """View-only: figures change through import_system_scores, which checks the 0-1 scale."""
+
+    list_display = ["system", "problem", "score", "exact_match", "chrf", "updated_at"]
+    list_filter = ["system__competition"]
+    search_fields = ["system__name"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

@@ -117,6 +117,11 @@ class System(models.Model):
     team = models.CharField(max_length=200, blank=True)
     tier = models.CharField(max_length=20, choices=Tier.choices, default=Tier.OTHER)
     metadata = models.JSONField(default=dict, blank=True)
+    external = models.BooleanField(
+        default=False,
+        help_text="Created by an import of automatic figures computed elsewhere: it has no "
+        "outputs here, and its answers are held elsewhere.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -161,6 +166,56 @@ class Output(models.Model):
     @property
     def official_stage(self) -> str:
         return "extracted" if self.source == self.Source.MODEL_TEXT else "parsed"
+
+
+def _unit_interval(field: str, *, nullable: bool = False) -> models.CheckConstraint:
+    inside = models.Q(**{f"{field}__gte": 0, f"{field}__lte": 1})
+    if nullable:
+        inside |= models.Q(**{f"{field}__isnull": True})
+    return models.CheckConstraint(condition=inside, name=f"externalscore_{field}_0_1")
+
+
+class ExternalScore(models.Model):
+    """An automatic figure computed elsewhere (0-1 scale), for the whole competition or a problem.
+
+    A system's computed figures, when it has outputs, take precedence over these.
+    """
+
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="external_scores")
+    problem = models.ForeignKey(
+        Problem,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="external_scores",
+        help_text="Empty: the figure of the whole competition.",
+    )
+    score = models.FloatField(help_text="GM, sqrt(EM x chrF), 0-1.")
+    exact_match = models.FloatField(null=True, blank=True)
+    chrf = models.FloatField(null=True, blank=True)
+    source_file = models.CharField(max_length=255, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["system", "problem__number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["system", "problem"], name="externalscore_unique_system_problem"
+            ),
+            # NULLs are distinct in a unique constraint: one whole-competition row apart.
+            models.UniqueConstraint(
+                fields=["system"],
+                condition=models.Q(problem__isnull=True),
+                name="externalscore_unique_system_whole",
+            ),
+            _unit_interval("score"),
+            _unit_interval("exact_match", nullable=True),
+            _unit_interval("chrf", nullable=True),
+        ]
+
+    def __str__(self) -> str:
+        where = f"problem {self.problem.number}" if self.problem_id else "all problems"
+        return f"{self.system} ({where}): {self.score}"
 
 
 class AnswerAmendment(models.Model):

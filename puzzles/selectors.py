@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from django.db.models import BooleanField, ExpressionWrapper, Q
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
+from .auto_scores import AutoScore, Figures, SystemEntry, auto_scores
 from .leaderboard import BoardRow, Cell, SystemInfo, TaskInfo, board_rows
 from .metrics import METRICS
-from .models import Competition, Output, System, Task
+from .models import Competition, ExternalScore, Output, System, Task
 
 STAGES = ("official", "parsed", "extracted")
 
@@ -92,7 +93,10 @@ def leaderboard(
 ) -> tuple[list[Task], list[BoardRow]]:
     """Return the competition's tasks and its ranked board rows."""
     tasks = competition_tasks(competition)
-    systems = System.objects.filter(competition=competition)
+    # An external system without outputs has its figures elsewhere: it would rank last at 0.
+    systems = System.objects.filter(competition=competition).exclude(
+        Q(external=True) & ~Exists(Output.objects.filter(system=OuterRef("pk")))
+    )
     if tiers:
         systems = systems.filter(tier__in=tiers)
     infos = [
@@ -129,3 +133,31 @@ def extraction_effect(competition: Competition, *, metric: str = "iol2026") -> l
         )
     rows.sort(key=lambda r: (-r["gain"], r["system"]))
     return rows
+
+
+def system_auto_scores(competition: Competition, *, metric: str = "iol2026") -> list[AutoScore]:
+    """Return every system's automatic figures to show (0-1 scale), in name order, in 4 queries.
+
+    A system with outputs shows its computed figures (official stage, under `metric`) and
+    per problem; one without shows the figures imported by import_system_scores, with
+    `external` true (label them so); one with neither has `overall` None.
+    """
+    tasks = competition_tasks(competition)
+    systems = (
+        System.objects.filter(competition=competition)
+        .annotate(has_outputs=Exists(Output.objects.filter(system=OuterRef("pk"))))
+        .order_by("name")
+        .values_list("pk", "name", "tier", "has_outputs")
+    )
+    imported: dict[int, dict[int | None, Figures]] = {}
+    for system_id, number, score, em, chrf in ExternalScore.objects.filter(
+        system__competition=competition
+    ).values_list("system_id", "problem__number", "score", "exact_match", "chrf"):
+        imported.setdefault(system_id, {})[number] = Figures(score, em, chrf)
+    return auto_scores(
+        tasks=[TaskInfo(t.pk, t.external_id, t.weight, t.split) for t in tasks],
+        problem_of={t.pk: t.problem.number for t in tasks},
+        systems=[SystemEntry(*row) for row in systems],
+        cells=board_cells(competition, metric=metric),
+        imported=imported,
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -52,13 +52,19 @@ def pandas_reads_missing(value: str | None) -> bool:
 
 
 def csv_rows(
-    stream: TextIO, *, file: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+    stream: TextIO,
+    *,
+    file: str,
+    required: tuple[str, ...],
+    optional: tuple[str, ...] = (),
+    header_check: Callable[[list[str], int], None] | None = None,
 ) -> Iterator[tuple[int, dict[str, str | None]]]:
     """Yield (line number, row) of a CSV, checking its header names the required columns.
 
     Blank lines (and rows of empty fields, as spreadsheets save them) are skipped but still
     counted, so a row is named by the line it starts on; a short row has None for the
-    columns it lacks.
+    columns it lacks. `header_check(header, line)` may refuse a header (a file whose
+    columns choose its form) by raising ImportFailure.
     """
     reader = csv.reader(stream, strict=True)
     start = 1
@@ -86,6 +92,8 @@ def csv_rows(
                 line=header_line,
                 field=missing[0],
             )
+        if header_check is not None:
+            header_check(header, header_line)
         # A quoted field may span lines: a row is named by the line it starts on.
         start = reader.line_num + 1
         for values in reader:

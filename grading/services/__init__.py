@@ -1,6 +1,7 @@
 """Writes of the jury: rubrics, papers, assignments, marks, consensus, marks in and out."""
 
 from .consensus import problem_finalize, problem_reopen, problem_set_tolerance
+from .contestants import ContestantsImport, competition_maximum, contestants_import
 from .marks import (
     DEFAULT_TAGS,
     assignment_submit,
@@ -40,12 +41,15 @@ from .rubrics import (
 __all__ = [
     "DEFAULT_TAGS",
     "AssignmentReport",
+    "ContestantsImport",
     "CriterionSpec",
     "MarksImport",
     "RubricChange",
     "RubricEffectChanged",
     "assignment_submit",
     "comment_post",
+    "competition_maximum",
+    "contestants_import",
     "criterion_decide",
     "jurors_assign",
     "mark_revise",

@@ -24,6 +24,7 @@ from .pdf import (
     paper_download,
     paper_text_download,
 )
+from .review_inputs import contestants_upload, review_inputs, system_scores_upload
 
 __all__ = [
     "batch_resume",
@@ -34,6 +35,9 @@ __all__ = [
     "paper_download",
     "paper_text_download",
     "assign",
+    "contestants_upload",
+    "review_inputs",
+    "system_scores_upload",
     "finalize",
     "grade",
     "juror_home",

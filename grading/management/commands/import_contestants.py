@@ -1,0 +1,30 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+
+from grading.errors import GradingError
+from grading.services import contestants_import
+from puzzles.management.commands._base import competition_or_error, import_errors
+
+
+class Command(BaseCommand):
+    help = (
+        "Replace the competition's human contestants: CSV with columns contestant, total; or "
+        "contestant, problem, criterion, points (criterion codes of the current rubrics; "
+        "totals are the sums, and an optional total column must equal them)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("file", type=Path)
+
+    def handle(self, *args, **options):
+        competition = competition_or_error(options["slug"])
+        path: Path = options["file"]
+        with import_errors():
+            if not path.is_file():
+                raise GradingError("no such file", file=str(path))
+            with path.open(encoding="utf-8-sig", newline="") as stream:
+                result = contestants_import(competition=competition, stream=stream, file=str(path))
+        for line in result.lines():
+            self.stdout.write(line)
