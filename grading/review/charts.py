@@ -19,7 +19,11 @@ Output is deterministic: no date, no creator metadata, and the salt of matplotli
 content-derived ids (clip paths, markers, hatches) is derived from the chart and its data,
 so the same input gives the same bytes while two different charts on one page do not share
 ids. The `id`s matplotlib puts on every group ("figure_1", "axes_1", ...) are dropped: they
-would repeat in a page with several charts and nothing refers to them.
+would repeat in a page with several charts and nothing refers to them. Styles become
+presentation attributes (`fill="#fff"`, not `style="fill: #fff"`) and matplotlib's `*{...}`
+style sheet becomes attributes of the root: a page's strict `style-src` cannot block them,
+nothing leaks onto the rest of the page, and WeasyPrint draws the same markup inline in the
+PDF report without a warning per property.
 """
 
 from __future__ import annotations
@@ -100,6 +104,15 @@ _LOCK = threading.Lock()
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ufffe\uffff]")
 _ROOT_SIZE = re.compile(r'\s(?:width|height)="[^"]*"')
 _GROUP_ID = re.compile(r'<g id="[^"]*"')
+_INDENT = re.compile(r">\s+<")
+_STYLE_ATTRIBUTE = re.compile(r' style="([^"]*)"')
+_SHEET = re.compile(r'<defs>\s*<style type="text/css">\*\{([^}<]*)\}</style>\s*</defs>\s*')
+_PRESENTATION = frozenset(
+    "fill fill-opacity fill-rule stroke stroke-width stroke-opacity stroke-linecap "
+    "stroke-linejoin stroke-miterlimit stroke-dasharray stroke-dashoffset opacity "
+    "font-family font-size font-style font-weight font-variant font-stretch text-anchor "
+    "dominant-baseline letter-spacing visibility".split()
+)
 CSS_CLASS = "review-chart"
 
 
@@ -187,19 +200,42 @@ def _render(title: str, data, size: tuple[float, float], draw: Callable[[Figure]
 
 
 def _inline(svg: str, title: str) -> str:
-    """Make matplotlib's SVG document an element to put into HTML."""
+    """Make matplotlib's SVG document an element to put into HTML (and WeasyPrint)."""
     svg = svg[svg.index("<svg") :]
+    # matplotlib's one style sheet, `*{stroke-linejoin: round; ...}`, would reach every
+    # element of the page once inlined; the same properties on the root are inherited.
+    sheet = _SHEET.search(svg)
+    rules = _attributes(sheet[1]) if sheet else ""
+    if sheet:
+        svg = svg[: sheet.start()] + svg[sheet.end() :]
     head_end = svg.index(">")
     head = _ROOT_SIZE.sub("", svg[:head_end])
     label = html.escape(_label(title), quote=True)
-    head += (
-        f' width="100%" class="{CSS_CLASS}" role="img" aria-label="{label}"><title>{label}</title'
-    )
-    svg = head + svg[head_end:]
-    # matplotlib's one style rule is written for a standalone document; inline, a bare `*`
-    # would reach every element of the page.
-    svg = svg.replace('<style type="text/css">*{', f'<style type="text/css">svg.{CSS_CLASS} *{{')
-    return _GROUP_ID.sub("<g", svg).strip() + "\n"
+    head += f' width="100%" class="{CSS_CLASS}"{rules} role="img" aria-label="{label}">'
+    svg = head + f"<title>{label}</title" + svg[head_end:]
+    svg = _STYLE_ATTRIBUTE.sub(lambda m: _attributes(m[1], keep_style=True), svg)
+    svg = _GROUP_ID.sub("<g", svg)
+    return _INDENT.sub(">\n<", svg).strip() + "\n"
+
+
+def _attributes(declarations: str, *, keep_style: bool = False) -> str:
+    """Turn `fill: #fff; stroke: none` into presentation attributes.
+
+    Style attributes are what a strict `style-src` policy blocks in a page, and WeasyPrint
+    warns about each SVG property in one (it reads them as HTML CSS) while it honours
+    attributes silently. matplotlib writes them from its own values, never from chart text.
+    """
+    attributes, rest = [], []
+    for declaration in declarations.split(";"):
+        name, _, value = (part.strip() for part in declaration.partition(":"))
+        if name in _PRESENTATION and value:
+            value = value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+            attributes.append(f' {name}="{value}"')
+        elif name:
+            rest.append(f"{name}: {value}")
+    if rest and keep_style:
+        attributes.append(' style="{}"'.format("; ".join(rest)))
+    return "".join(attributes)
 
 
 def no_data_svg(title: str, message: str = "No data") -> str:
