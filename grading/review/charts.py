@@ -1,0 +1,762 @@
+"""Charts of the result review as inline SVG strings, drawn by matplotlib on the server.
+
+Plain data in (dataclasses below, or mappings / objects with the same field names), SVG
+markup out, ready to be put into a page or the PDF report as it is: no XML prolog, a
+`role="img"` root with an `aria-label` and a `<title>`, `width="100%"` and a viewBox, text
+kept as `<text>` (searchable, small). Nothing here imports Django or the ORM.
+
+Thread safety: pyplot is never imported (no global figure registry, no GUI backend); each
+chart is its own `Figure` on an explicit SVG canvas. matplotlib's rcParams are one global
+dict, read both while a figure is built and while it is saved (`svg.*`), so the style is
+applied with `rc_context` inside one process-wide lock: Django request threads and Celery
+workers never see each other's settings, and charts of one process render one at a time.
+
+Untrusted text (system names, criterion codes, problem titles) is drawn literally: mathtext
+is off (`text.parse_math`), so `$x$` stays two dollar signs; matplotlib escapes `<`, `>`,
+`&` and quotes; control characters, which XML forbids, are replaced by spaces.
+
+Output is deterministic: no date, no creator metadata, and the salt of matplotlib's
+content-derived ids (clip paths, markers, hatches) is derived from the chart and its data,
+so the same input gives the same bytes while two different charts on one page do not share
+ids. The `id`s matplotlib puts on every group ("figure_1", "axes_1", ...) are dropped: they
+would repeat in a page with several charts and nothing refers to them. Styles become
+presentation attributes (`fill="#fff"`, not `style="fill: #fff"`) and matplotlib's `*{...}`
+style sheet becomes attributes of the root: a page's strict `style-src` cannot block them,
+nothing leaks onto the rest of the page, and WeasyPrint draws the same markup inline in the
+PDF report without a warning per property.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import io
+import math
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import matplotlib
+from cycler import cycler
+from matplotlib.backends.backend_svg import FigureCanvasSVG
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+# --- style: one place ------------------------------------------------------------------------
+
+# Okabe & Ito's colour-blind-safe palette (Color Universal Design), in the order we use it.
+BLUE = "#0072B2"
+ORANGE = "#E69F00"
+GREEN = "#009E73"
+VERMILLION = "#D55E00"
+SKY = "#56B4E9"
+PURPLE = "#CC79A7"
+YELLOW = "#F0E442"
+BLACK = "#000000"
+GREY = "#999999"
+LIGHT = "#C9DCEB"  # the contestants' histogram, behind everything else
+PALETTE = (BLUE, ORANGE, GREEN, VERMILLION, SKY, PURPLE, YELLOW, BLACK)
+
+# Medal lines differ by line style as well as colour.
+MEDALS = (
+    ("gold", "gold", ORANGE, "-"),
+    ("silver", "silver", GREY, "--"),
+    ("bronze", "bronze", VERMILLION, "-."),
+    ("honourable_mention", "HM", BLUE, ":"),
+)
+
+WIDTH = 7.0  # inches; the SVG is scaled to its container (width 100%), so this sets text size
+LABEL_CHARS = 40  # longer names are cut with an ellipsis in the chart (the tables show them whole)
+
+STYLE = {
+    "svg.fonttype": "none",
+    "svg.image_inline": True,
+    "text.usetex": False,
+    "text.parse_math": False,
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans"],
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.color": "#E3E3E3",
+    "grid.linewidth": 0.6,
+    "axes.axisbelow": True,
+    "axes.prop_cycle": cycler(color=PALETTE),
+    "hatch.linewidth": 0.8,
+    "hatch.color": "#333333",
+    "figure.facecolor": "white",
+    "path.simplify": True,
+}
+
+# Creator, format and type are matplotlib's defaults (one carries an external URL); the
+# date would make every rendering differ.
+_NO_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
+_LOCK = threading.Lock()
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ufffe\uffff]")
+_ROOT_SIZE = re.compile(r'\s(?:width|height)="[^"]*"')
+_GROUP_ID = re.compile(r'<g id="[^"]*"')
+_INDENT = re.compile(r">\s+<")
+_STYLE_ATTRIBUTE = re.compile(r' style="([^"]*)"')
+_SHEET = re.compile(r'<defs>\s*<style type="text/css">\*\{([^}<]*)\}</style>\s*</defs>\s*')
+_PRESENTATION = frozenset(
+    "fill fill-opacity fill-rule stroke stroke-width stroke-opacity stroke-linecap "
+    "stroke-linejoin stroke-miterlimit stroke-dasharray stroke-dashoffset opacity "
+    "font-family font-size font-style font-weight font-variant font-stretch text-anchor "
+    "dominant-baseline letter-spacing visibility".split()
+)
+CSS_CLASS = "review-chart"
+
+
+# --- inputs ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SystemScore:
+    """One system: automatic score 0-100 and jury total (for the scatter and the placement)."""
+
+    system: str
+    auto_score: float | None
+    jury_total: float | None
+    external: bool = False
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Automatic minus jury for one problem and system, both on 0-100."""
+
+    problem: str
+    system: str
+    difference: float
+
+
+@dataclass(frozen=True)
+class CriterionDifficulty:
+    """Mean fraction (0-1) of a criterion's points that contestants and AI systems got."""
+
+    criterion: str
+    humans: float | None
+    models: float | None
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """One problem's Krippendorff's alpha and ICC(2,k), each with an optional (low, high)."""
+
+    problem: str
+    alpha: float | None = None
+    alpha_ci: tuple[float, float] | None = None
+    icc: float | None = None
+    icc_ci: tuple[float, float] | None = None
+
+
+def _get(row, name: str, default=None):
+    if isinstance(row, Mapping):
+        return row.get(name, default)
+    return getattr(row, name, default)
+
+
+def _number(value) -> float | None:
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _label(value) -> str:
+    text = " ".join(_CONTROL.sub(" ", str(value)).split())
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "\u2026"
+
+
+def _interval(value) -> tuple[float, float] | None:
+    if not value:
+        return None
+    low, high = (_number(v) for v in value)
+    return None if low is None or high is None else (low, high)
+
+
+# --- rendering -------------------------------------------------------------------------------
+
+
+def _salt(title: str, data) -> str:
+    return "ioleval-" + hashlib.sha256(repr((title, data)).encode()).hexdigest()[:16]
+
+
+def _render(title: str, data, size: tuple[float, float], draw: Callable[[Figure], None]) -> str:
+    buffer = io.StringIO()
+    with _LOCK, matplotlib.rc_context({**STYLE, "svg.hashsalt": _salt(title, data)}):
+        figure = Figure(figsize=size, layout="constrained")
+        draw(figure)
+        FigureCanvasSVG(figure).print_svg(buffer, metadata=_NO_METADATA)
+    return _inline(buffer.getvalue(), title)
+
+
+def _inline(svg: str, title: str) -> str:
+    """Make matplotlib's SVG document an element to put into HTML (and WeasyPrint)."""
+    svg = svg[svg.index("<svg") :]
+    # matplotlib's one style sheet, `*{stroke-linejoin: round; ...}`, would reach every
+    # element of the page once inlined; the same properties on the root are inherited.
+    sheet = _SHEET.search(svg)
+    rules = _attributes(sheet[1]) if sheet else ""
+    if sheet:
+        svg = svg[: sheet.start()] + svg[sheet.end() :]
+    head_end = svg.index(">")
+    head = _ROOT_SIZE.sub("", svg[:head_end])
+    label = html.escape(_label(title), quote=True)
+    head += f' width="100%" class="{CSS_CLASS}"{rules} role="img" aria-label="{label}">'
+    svg = head + f"<title>{label}</title" + svg[head_end:]
+    svg = _STYLE_ATTRIBUTE.sub(lambda m: _attributes(m[1], keep_style=True), svg)
+    svg = _GROUP_ID.sub("<g", svg)
+    return _INDENT.sub(">\n<", svg).strip() + "\n"
+
+
+def _attributes(declarations: str, *, keep_style: bool = False) -> str:
+    """Turn `fill: #fff; stroke: none` into presentation attributes.
+
+    Style attributes are what a strict `style-src` policy blocks in a page, and WeasyPrint
+    warns about each SVG property in one (it reads them as HTML CSS) while it honours
+    attributes silently. matplotlib writes them from its own values, never from chart text.
+    """
+    attributes, rest = [], []
+    for declaration in declarations.split(";"):
+        name, _, value = (part.strip() for part in declaration.partition(":"))
+        if name in _PRESENTATION and value:
+            value = value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+            attributes.append(f' {name}="{value}"')
+        elif name:
+            rest.append(f"{name}: {value}")
+    if rest and keep_style:
+        attributes.append(' style="{}"'.format("; ".join(rest)))
+    return "".join(attributes)
+
+
+def no_data_svg(title: str, message: str = "No data") -> str:
+    """Return a small SVG that says there is nothing to draw, with the chart's title."""
+    label = html.escape(_label(title), quote=True)
+    text = html.escape(_label(message), quote=True)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 48" width="100%" '
+        f'class="{CSS_CLASS}" role="img" aria-label="{label}"><title>{label}</title>'
+        '<rect x="0.5" y="0.5" width="359" height="47" fill="none" stroke="#999999"/>'
+        '<text x="180" y="29" text-anchor="middle" font-family="\'DejaVu Sans\', sans-serif" '
+        f'font-size="13" fill="#555555">{text}</text></svg>\n'
+    )
+
+
+def _note(ax, note: str) -> None:
+    if note:
+        ax.text(
+            0.02,
+            0.98,
+            _label(note),
+            transform=ax.transAxes,
+            ha="left",
+            va="top",
+            fontsize=8,
+            bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "#CCCCCC"},
+        )
+
+
+# --- 1. jury against automatic ---------------------------------------------------------------
+
+
+def jury_vs_auto_scatter(
+    points: Iterable,
+    *,
+    jury_maximum: float = 100.0,
+    fit_line: bool = True,
+    note: str = "",
+    title: str = "Jury total against automatic score",
+) -> str:
+    """Draw each system's jury total (y) against its automatic score 0-100 (x), labelled.
+
+    `points`: rows with `system`, `auto_score` (0-100), `jury_total` and optional `external`
+    (figures imported from elsewhere: hollow marker, legend "external figures"). Rows missing
+    either number are left out. `note` (e.g. "Spearman rho = 1.00, n = 5") goes in a corner.
+    """
+    rows = []
+    for row in points:
+        x, y = _number(_get(row, "auto_score")), _number(_get(row, "jury_total"))
+        if x is not None and y is not None:
+            rows.append((_label(_get(row, "system", "")), x, y, bool(_get(row, "external", False))))
+    if not rows:
+        return no_data_svg(title)
+
+    def draw(figure: Figure) -> None:
+        ax = figure.subplots()
+        handles = []
+        for external in (False, True):
+            group = [r for r in rows if r[3] is external]
+            if not group:
+                continue
+            face = "none" if external else BLUE
+            edge = VERMILLION if external else BLUE
+            ax.scatter(
+                [r[1] for r in group],
+                [r[2] for r in group],
+                s=36,
+                marker="o",
+                facecolors=face,
+                edgecolors=edge,
+                linewidths=1.4,
+                zorder=3,
+            )
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    linestyle="none",
+                    marker="o",
+                    markersize=6,
+                    markerfacecolor=face,
+                    markeredgecolor=edge,
+                    markeredgewidth=1.4,
+                    label="external figures" if external else "systems",
+                )
+            )
+        for name, x, y, _external in rows:
+            ax.annotate(
+                name,
+                (x, y),
+                xytext=(4, 3),
+                textcoords="offset points",
+                fontsize=7,
+                color="#222222",
+                parse_math=False,
+            )
+        xs = [r[1] for r in rows]
+        if fit_line and len(set(xs)) >= 2:
+            slope, intercept = _least_squares(xs, [r[2] for r in rows])
+            lo, hi = min(xs), max(xs)
+            ax.plot(
+                [lo, hi],
+                [slope * lo + intercept, slope * hi + intercept],
+                color=GREY,
+                linestyle="--",
+                linewidth=1,
+                zorder=2,
+            )
+            handles.append(Line2D([], [], color=GREY, linestyle="--", label="least-squares fit"))
+        ymax = max(jury_maximum, max(r[2] for r in rows))
+        ax.set_xlim(0, max(100.0, max(xs)) * 1.04)
+        ax.set_ylim(min(0.0, min(r[2] for r in rows)), ymax * 1.06)
+        ax.set_xlabel("automatic score (0-100)")
+        ax.set_ylabel(f"jury total (of {jury_maximum:g})")
+        figure.legend(handles=handles, loc="outside upper center", ncols=len(handles))
+        _note(ax, note)
+
+    return _render(title, rows, (WIDTH, 4.6), draw)
+
+
+def _least_squares(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    return slope, my - slope * mx
+
+
+# --- 2. automatic minus jury per problem and system ------------------------------------------
+
+_BAR = 0.075  # inches per bar
+_GROUP_GAP = 0.12  # inches between systems
+
+
+def divergence_bars(
+    rows: Iterable,
+    *,
+    title: str = "Automatic minus jury, per problem and system",
+) -> str:
+    """Draw automatic minus jury (both 0-100) as grouped horizontal bars, one group per system.
+
+    `rows`: `problem`, `system`, `difference` (automatic minus jury, points of 100). Colour
+    tells the problem; the sign is told without colour too: bars where the jury is higher
+    are hatched, and the axis says which side is which. Systems and problems keep the order
+    in which they first appear.
+    """
+    cells: dict[tuple[str, str], float] = {}
+    systems: list[str] = []
+    problems: list[str] = []
+    for row in rows:
+        value = _number(_get(row, "difference"))
+        if value is None:
+            continue
+        system, problem = _label(_get(row, "system", "")), _label(_get(row, "problem", ""))
+        if system not in systems:
+            systems.append(system)
+        if problem not in problems:
+            problems.append(problem)
+        cells[(system, problem)] = value
+    if not cells:
+        return no_data_svg(title)
+    n_sys, n_prob = len(systems), len(problems)
+    height = 1.3 + 0.35 * math.ceil(n_prob / 6) + n_sys * (n_prob * _BAR + _GROUP_GAP)
+
+    def draw(figure: Figure) -> None:
+        ax = figure.subplots()
+        ax.grid(axis="y", visible=False)
+        bar = 0.8 / n_prob
+        for j, problem in enumerate(problems):
+            colour = PALETTE[j % len(PALETTE)]
+            extra = "" if j < len(PALETTE) else ".."  # colours repeat past eight problems
+            bars = [
+                (i - 0.4 + bar * (j + 0.5), cells[(system, problem)])
+                for i, system in enumerate(systems)
+                if (system, problem) in cells
+            ]
+            # One call per problem and sign: a call per bar is most of the rendering time.
+            for negative in (False, True):
+                chosen = [(y, v) for y, v in bars if (v < 0) is negative]
+                if chosen:
+                    ax.barh(
+                        [y for y, _ in chosen],
+                        [v for _, v in chosen],
+                        height=bar * 0.92,
+                        color=colour,
+                        edgecolor="#333333",
+                        linewidth=0.4,
+                        hatch=("////" if negative else "") + extra or None,
+                    )
+        ax.axvline(0, color=BLACK, linewidth=0.8)
+        ax.set_yticks(range(n_sys), systems, parse_math=False)
+        ax.set_ylim(n_sys - 0.5, -0.5)
+        reach = max(10.0, max(abs(v) for v in cells.values()) * 1.08)
+        ax.set_xlim(-min(reach, 105.0), min(reach, 105.0))
+        ax.set_xlabel(
+            "\u2190 jury higher (hatched)    automatic \u2212 jury, points of 100"
+            "    automatic higher \u2192"
+        )
+        handles = [
+            Patch(
+                facecolor=PALETTE[j % len(PALETTE)],
+                edgecolor="#333333",
+                hatch=".." if j >= len(PALETTE) else None,
+                label=problem,
+            )
+            for j, problem in enumerate(problems)
+        ]
+        handles.append(Patch(facecolor="white", edgecolor="#333333", label="automatic higher"))
+        handles.append(
+            Patch(facecolor="white", edgecolor="#333333", hatch="////", label="jury higher")
+        )
+        legend = figure.legend(
+            handles=handles, loc="outside upper center", ncols=min(len(handles), 6)
+        )
+        for text in legend.get_texts():
+            text.set_parse_math(False)
+
+    data = (tuple(systems), tuple(problems), tuple(sorted(cells.items())))
+    return _render(title, data, (WIDTH, height), draw)
+
+
+# --- 3. placement among the contestants ------------------------------------------------------
+
+
+def placement_histogram(
+    contestant_totals: Iterable[float],
+    thresholds: Mapping | object | None,
+    systems: Iterable,
+    *,
+    maximum: float = 100.0,
+    title: str = "Systems placed among the contestants",
+) -> str:
+    """Draw the contestants' totals as a histogram, the medal thresholds and the systems.
+
+    `contestant_totals`: numbers (may be empty). `thresholds`: a mapping or object with
+    `gold`, `silver`, `bronze`, `honourable_mention` (each a number or None; may be None as
+    a whole). `systems`: rows with `system`, `jury_total` and optional `external`, drawn as
+    labelled markers in a strip under the histogram (alone when there are no contestants).
+    """
+    totals = sorted(t for t in (_number(v) for v in contestant_totals) if t is not None)
+    lines = []
+    for key, name, colour, style in MEDALS:
+        value = _number(_get(thresholds, key)) if thresholds is not None else None
+        if value is not None:
+            lines.append((name, value, colour, style))
+    placed = []
+    for row in systems:
+        total = _number(_get(row, "jury_total"))
+        if total is not None:
+            placed.append((total, _label(_get(row, "system", "")), bool(_get(row, "external"))))
+    placed.sort()
+    if not totals and not lines and not placed:
+        return no_data_svg(title)
+    top = max([maximum, *totals, *(v for _, v, _, _ in lines), *(t for t, _, _ in placed)])
+    levels = _label_levels(placed, top)
+    n_levels = max(levels, default=-1) + 1
+    strip = 0.45 + 0.2 * max(n_levels, 1)
+    hist = 2.8 if totals else 0.0
+    legend_room = 0.4 if any(external for *_, external in placed) else 0.0
+
+    def draw(figure: Figure) -> None:
+        if totals:
+            ax_hist, ax_strip = figure.subplots(
+                2, 1, sharex=True, height_ratios=[hist, strip], gridspec_kw={"hspace": 0.02}
+            )
+            width = top / 40
+            bins = [width * k for k in range(41)]
+            ax_hist.hist(totals, bins=bins, color=LIGHT, edgecolor="#6B8BA4", linewidth=0.5)
+            ax_hist.set_ylabel("contestants")
+            ax_hist.grid(axis="x", visible=False)
+            ax_hist.tick_params(axis="x", labelbottom=False)
+            axes = (ax_hist, ax_strip)
+        else:
+            ax_strip = figure.subplots()
+            axes = (ax_strip,)
+        for name, value, colour, style in lines:
+            for ax in axes:
+                ax.axvline(value, color=colour, linestyle=style, linewidth=1.4, zorder=1)
+            axes[0].annotate(
+                f"{name} {value:g}",
+                (value, 1),
+                xycoords=("data", "axes fraction"),
+                xytext=(2, -2),
+                textcoords="offset points",
+                rotation=90,
+                ha="left",
+                va="top",
+                fontsize=7,
+                color="#333333",
+            )
+        for (total, name, external), level in zip(placed, levels, strict=True):
+            ax_strip.plot(
+                [total],
+                [level],
+                marker="D",
+                markersize=5,
+                linestyle="none",
+                zorder=3,
+                markerfacecolor="none" if external else BLACK,
+                markeredgecolor=BLACK,
+            )
+            right = total + _label_width(name, top) + top * 0.01 <= top
+            ax_strip.annotate(
+                name,
+                (total, level),
+                xytext=(5 if right else -5, 0),
+                textcoords="offset points",
+                ha="left" if right else "right",
+                va="center",
+                fontsize=7,
+                parse_math=False,
+            )
+        ax_strip.set_ylim(max(n_levels, 1) - 0.4, -0.6)
+        ax_strip.set_yticks([])
+        ax_strip.grid(visible=False)
+        ax_strip.spines["left"].set_visible(False)
+        ax_strip.set_xlim(0, top * 1.02)
+        ax_strip.set_xlabel(f"total (of {maximum:g})")
+        if not placed:
+            ax_strip.text(
+                0.5,
+                0.5,
+                "no system totals yet",
+                transform=ax_strip.transAxes,
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="#555555",
+            )
+        if legend_room:
+            figure.legend(
+                handles=[
+                    Line2D([], [], marker="D", linestyle="none", color=BLACK, label="systems"),
+                    Line2D(
+                        [],
+                        [],
+                        marker="D",
+                        linestyle="none",
+                        markerfacecolor="none",
+                        markeredgecolor=BLACK,
+                        label="external figures",
+                    ),
+                ],
+                loc="outside lower center",
+                ncols=2,
+            )
+
+    data = (tuple(totals), tuple(lines), tuple(placed), maximum)
+    return _render(title, data, (WIDTH, 0.7 + hist + strip + legend_room), draw)
+
+
+def _label_width(name: str, span: float) -> float:
+    # A 7-point character is about 0.055 in wide; the axes are about 6.2 in for the span.
+    return len(name) * 0.055 * span / 6.2
+
+
+def _label_levels(placed: Sequence[tuple[float, str, bool]], span: float) -> list[int]:
+    """Give each system a row of the strip so that no two labels overlap (greedy, by total)."""
+    ends: list[float] = []  # per row, where its last label ends
+    levels = []
+    for total, name, _external in placed:
+        width = _label_width(name, span) + span * 0.02
+        right = total + width <= span
+        start, end = (total, total + width) if right else (total - width, total)
+        for level, last in enumerate(ends):
+            if start > last:
+                ends[level] = end
+                levels.append(level)
+                break
+        else:
+            ends.append(end)
+            levels.append(len(ends) - 1)
+    return levels
+
+
+# --- 4. criterion difficulty -----------------------------------------------------------------
+
+
+def difficulty_scatter(
+    points: Iterable,
+    *,
+    note: str = "",
+    title: str = "Criterion difficulty: AI systems against contestants",
+) -> str:
+    """Draw, per criterion, the fraction of points models got (y) against humans (x), 0-1.
+
+    `points`: rows with `criterion` (a label such as "P3.b"), `humans` and `models` (mean
+    fraction of the criterion's points, 0-1); rows missing either are left out. Points under
+    the diagonal are criteria harder for models than for humans. `note` (e.g. the Spearman
+    rho and p) goes in a corner.
+    """
+    rows = []
+    for row in points:
+        x, y = _number(_get(row, "humans")), _number(_get(row, "models"))
+        if x is not None and y is not None:
+            rows.append((_label(_get(row, "criterion", "")), x, y))
+    if not rows:
+        return no_data_svg(title)
+
+    def draw(figure: Figure) -> None:
+        ax = figure.subplots()
+        ax.plot([0, 1], [0, 1], color=GREY, linestyle="--", linewidth=1, zorder=1)
+        ax.scatter([r[1] for r in rows], [r[2] for r in rows], s=28, color=BLUE, zorder=3)
+        for name, x, y in rows:
+            ax.annotate(
+                name,
+                (x, y),
+                xytext=(3, 3),
+                textcoords="offset points",
+                fontsize=7,
+                parse_math=False,
+            )
+        ax.text(
+            0.97,
+            0.03,
+            "harder for models",
+            transform=ax.transAxes,
+            ha="right",
+            va="bottom",
+            fontsize=8,
+            color="#555555",
+        )
+        ax.text(
+            0.03,
+            0.97 if not note else 0.85,
+            "harder for humans",
+            transform=ax.transAxes,
+            ha="left",
+            va="top",
+            fontsize=8,
+            color="#555555",
+        )
+        ax.set_xlim(-0.03, 1.05)
+        ax.set_ylim(-0.03, 1.05)
+        ax.set_aspect("equal")
+        ax.set_xlabel("fraction of points, contestants")
+        ax.set_ylabel("fraction of points, AI systems")
+        _note(ax, note)
+
+    return _render(title, rows, (WIDTH * 0.75, WIDTH * 0.75), draw)
+
+
+# --- 5. juror agreement ----------------------------------------------------------------------
+
+
+def agreement_bars(
+    rows: Iterable,
+    *,
+    title: str = "Juror agreement per problem",
+) -> str:
+    """Draw Krippendorff's alpha and ICC(2,k) per problem as bars with interval whiskers.
+
+    `rows`: `problem`, `alpha`, `alpha_ci` ((low, high) or None), `icc`, `icc_ci`. A missing
+    value leaves its bar out and says "n/a". ICC bars are hatched, so the two read apart
+    without colour; a dotted line marks 0.8, the usual bar for reliable data.
+    """
+    data = []
+    for row in rows:
+        alpha, icc = _number(_get(row, "alpha")), _number(_get(row, "icc"))
+        data.append(
+            (
+                _label(_get(row, "problem", "")),
+                alpha,
+                _interval(_get(row, "alpha_ci")) if alpha is not None else None,
+                icc,
+                _interval(_get(row, "icc_ci")) if icc is not None else None,
+            )
+        )
+    if not any(r[1] is not None or r[3] is not None for r in data):
+        return no_data_svg(title)
+    lowest = min(
+        [0.0]
+        + [v for r in data for v in (r[1], r[3]) if v is not None]
+        + [ci[0] for r in data for ci in (r[2], r[4]) if ci is not None]
+    )
+
+    def draw(figure: Figure) -> None:
+        ax = figure.subplots()
+        ax.grid(axis="x", visible=False)
+        width = 0.38
+        series = ((1, 2, BLUE, None, -width / 2), (3, 4, ORANGE, "////", width / 2))
+        for i, row in enumerate(data):
+            for value_at, ci_at, colour, hatch, offset in series:
+                value, ci = row[value_at], row[ci_at]
+                x = i + offset
+                if value is None:
+                    ax.text(x, 0.02, "n/a", ha="center", va="bottom", fontsize=7, color="#555555")
+                    continue
+                ax.bar(
+                    x,
+                    value,
+                    width=width * 0.95,
+                    color=colour,
+                    edgecolor="#333333",
+                    linewidth=0.4,
+                    hatch=hatch,
+                )
+                if ci is not None:
+                    low, high = min(ci), max(ci)
+                    ax.errorbar(
+                        x,
+                        value,
+                        yerr=[[max(value - low, 0)], [max(high - value, 0)]],
+                        color=BLACK,
+                        capsize=3,
+                        linewidth=0.9,
+                    )
+        ax.axhline(0, color=BLACK, linewidth=0.8)
+        ax.axhline(0.8, color=GREY, linestyle=":", linewidth=1)
+        ax.set_xticks(range(len(data)), [r[0] for r in data], parse_math=False)
+        ax.set_ylim(lowest - 0.05 if lowest < 0 else 0, 1.05)
+        ax.set_ylabel("agreement (1 = perfect)")
+        figure.legend(
+            handles=[
+                Patch(facecolor=BLUE, edgecolor="#333333", label="Krippendorff's alpha"),
+                Patch(facecolor=ORANGE, edgecolor="#333333", hatch="////", label="ICC(2,k)"),
+                Line2D([], [], color=BLACK, marker="_", label="95% interval"),
+            ],
+            loc="outside upper center",
+            ncols=3,
+        )
+
+    width = min(WIDTH, 2.0 + 0.9 * len(data))
+    return _render(title, data, (max(width, 4.0), 3.4), draw)
