@@ -1,0 +1,1 @@
+"""Result review: jury totals against automatic scores, medals, criterion difficulty, agreement."""
