@@ -81,7 +81,9 @@ def krippendorff_alpha_interval(
     n_c = o.sum(axis=1)
     delta2 = (values[:, None] - values[None, :]) ** 2
     alpha = 1 - (n_c.sum() - 1) * (o * delta2).sum() / (np.outer(n_c, n_c) * delta2).sum()
-    estimates, skipped = _alpha_bootstrap(pairable, resamples=resamples, seed=seed)
+    estimates, skipped = _bootstrap(
+        _alpha_weighted(pairable), len(pairable), resamples=resamples, seed=seed
+    )
     notes.append(bootstrap_note(skipped, resamples, "had no variation"))
     return Reliability(
         float(alpha),
@@ -94,31 +96,39 @@ def krippendorff_alpha_interval(
     )
 
 
-def _alpha_bootstrap(
-    pairable: list[list[float]], *, resamples: int, seed: int
-) -> tuple[np.ndarray, int]:
-    """Return alpha over resamples of the cells, and how many had no variation.
+def _bootstrap(statistic, units: int, *, resamples: int, seed: int) -> tuple[np.ndarray, int]:
+    """Return statistic (a function of draw-count weights, resamples x units, giving NaN where
+    undefined) over resamples of the units, and how many resamples it was undefined for."""
+    found, skipped = [np.empty(0)], 0
+    if resamples > 0:
+        for w in resample_counts(np.random.default_rng(seed), units, resamples):
+            got = statistic(w.astype(float))
+            skipped += int(np.isnan(got).sum())
+            found.append(got[~np.isnan(got)])
+    return np.concatenate(found), skipped
+
+
+def _alpha_weighted(pairable: list[list[float]]):
+    """Return alpha as a function of draw-count weights over the pairable units.
 
     Summed over a unit's ordered pairs, (c - k)^2 / (m - 1) is 2 m SS / (m - 1) (SS: squared
     deviations from the unit's mean), and over all pairs of pairable values it is 2 (n Q - S^2)
     (S, Q: sum and sum of squares), so alpha = 1 - (n - 1) sum(m SS / (m - 1)) / (n Q - S^2):
-    per-cell sums that a resample adds up with its draw counts as weights."""
-    if resamples <= 0:
-        return np.empty(0), 0
+    per-unit sums that a resample adds up with its draw counts as weights."""
     centre = np.mean([v for u in pairable for v in u])
     units = [np.array(u) - centre for u in pairable]
     m = np.array([len(u) for u in units], dtype=float)
     s = np.array([u.sum() for u in units])
     q = np.array([(u * u).sum() for u in units])
     d = np.array([len(u) * ((u - u.mean()) ** 2).sum() / (len(u) - 1) for u in units])
-    found, skipped = [], 0
-    for w in resample_counts(np.random.default_rng(seed), len(units), resamples):
+
+    def alpha(w: np.ndarray) -> np.ndarray:
         n, big_s, big_q, big_d = w @ m, w @ s, w @ q, w @ d
         den = n * big_q - big_s**2
         ok = den > 1e-10 * n * big_q
-        skipped += int((~ok).sum())
-        found.append(1 - (n[ok] - 1) * big_d[ok] / den[ok])
-    return np.concatenate(found), skipped
+        return np.where(ok, 1 - (n - 1) * big_d / np.where(ok, den, 1), np.nan)
+
+    return alpha
 
 
 # --- ICC(2,k) ---------------------------------------------------------------------------------
@@ -147,48 +157,51 @@ def icc_2k(
             f"and {plural(k, 'juror')}."
         )
         return Reliability(None, None, len(complete), left_out, note=join_notes(notes))
-    x = np.array(complete)
-    x = x - x.mean()
-    stats = _icc_sums(x)
-    weights = np.ones((1, len(x)))
-    value = _icc_from_sums(*(part(weights) for part in stats), n=len(x), k=k)[0]
+    icc = _icc_weighted(np.array(complete))
+    value = icc(np.ones((1, len(complete))))[0]
     if np.isnan(value):
+        flat = {v for row in complete for v in row}
         notes.append(
-            "Every cell has the same mark from every juror: with no variation, ICC is undefined."
+            f"Every mark is {fmt(flat.pop())}: with no variation, ICC is undefined."
+            if len(flat) == 1
+            else "ICC cannot be computed: the cells differ less than the jurors disagree."
         )
         return Reliability(None, None, len(complete), left_out, note=join_notes(notes))
-    found, skipped = [], 0
-    if resamples > 0:
-        for w in resample_counts(np.random.default_rng(seed), len(x), resamples):
-            got = _icc_from_sums(*(part(w) for part in stats), n=len(x), k=k)
-            skipped += int(np.isnan(got).sum())
-            found.append(got[~np.isnan(got)])
+    estimates, skipped = _bootstrap(icc, len(complete), resamples=resamples, seed=seed)
     notes.append(bootstrap_note(skipped, resamples, "had no variation"))
-    ci = percentile_interval(np.concatenate(found)) if found else None
     return Reliability(
-        float(value), ci, len(complete), left_out, resamples, skipped, join_notes(notes)
+        float(value),
+        percentile_interval(estimates),
+        len(complete),
+        left_out,
+        resamples,
+        skipped,
+        join_notes(notes),
     )
 
 
-def _icc_sums(x: np.ndarray):
-    """Return functions of draw-count weights w (resamples x rows) giving the sums ICC needs:
-    sum of squares, sum of squared row sums, column sums, grand sum."""
+def _icc_weighted(x: np.ndarray):
+    """Return ICC(2,k) of the rows x raters matrix x as a function of draw-count weights over
+    its rows (NaN where there is no variation): the sums of squares of the two-way ANOVA come
+    from per-row sums that a resample adds up with its draw counts."""
+    n, k = x.shape
+    x = x - x.mean()  # centring changes no sum of squares and avoids cancellation
     row = x.sum(axis=1)
     sq = (x * x).sum(axis=1)
-    return (lambda w: w @ sq, lambda w: w @ (row * row), lambda w: w @ x, lambda w: w @ row)
 
+    def icc(w: np.ndarray) -> np.ndarray:
+        q, grand = w @ sq, w @ row
+        correction = grand**2 / (n * k)
+        sst = q - correction
+        ssr = w @ (row * row) / k - correction
+        ssc = ((w @ x) ** 2).sum(axis=1) / n - correction
+        msr, msc = ssr / (n - 1), ssc / (k - 1)
+        mse = (sst - ssr - ssc) / ((n - 1) * (k - 1))
+        den = msr + (msc - mse) / n
+        ok = (sst > 1e-10 * q) & (den > 0)
+        return np.where(ok, (msr - mse) / np.where(ok, den, 1), np.nan)
 
-def _icc_from_sums(q, row2, cols, grand, *, n: int, k: int) -> np.ndarray:
-    """Return ICC(2,k) per resample from the sums (NaN where there is no variation)."""
-    correction = grand**2 / (n * k)
-    sst = q - correction
-    ssr = row2 / k - correction
-    ssc = (cols**2).sum(axis=1) / n - correction
-    msr, msc = ssr / (n - 1), ssc / (k - 1)
-    mse = (sst - ssr - ssc) / ((n - 1) * (k - 1))
-    den = msr + (msc - mse) / n
-    ok = (sst > 1e-10 * q) & (den > 0)
-    return np.where(ok, (msr - mse) / np.where(ok, den, 1), np.nan)
+    return icc
 
 
 # --- each juror against the agreed marks --------------------------------------------------------
