@@ -1,0 +1,58 @@
+"""Statistics of the result review as pure computation: plain data in, frozen dataclasses out.
+
+No Django here: selectors build the inputs, pages, the JSON report and the PDF read the
+results. Every figure that cannot be given is None beside a `note` in plain English."""
+
+from __future__ import annotations
+
+from .agreement import (
+    DEVIATION_MARGIN,
+    DiscrepancyRate,
+    RaterDeviation,
+    Reliability,
+    coincidence_matrix,
+    deviation_sentence,
+    discrepancy_rate,
+    icc_2k,
+    krippendorff_alpha_interval,
+    rater_deviation,
+)
+from .correlation import (
+    DIFFICULTY_MARGIN,
+    Correlation,
+    CriterionDifficulty,
+    CriterionGap,
+    competition_ranks,
+    correlate,
+    criterion_difficulty,
+    spread,
+)
+from .explanations import ExplanationScreen, explanation_screen
+from .placement import MEDALS, Placement, medal, placement
+
+__all__ = [
+    "DEVIATION_MARGIN",
+    "DIFFICULTY_MARGIN",
+    "MEDALS",
+    "Correlation",
+    "CriterionDifficulty",
+    "CriterionGap",
+    "DiscrepancyRate",
+    "ExplanationScreen",
+    "Placement",
+    "RaterDeviation",
+    "Reliability",
+    "coincidence_matrix",
+    "competition_ranks",
+    "correlate",
+    "criterion_difficulty",
+    "deviation_sentence",
+    "discrepancy_rate",
+    "explanation_screen",
+    "icc_2k",
+    "krippendorff_alpha_interval",
+    "medal",
+    "placement",
+    "rater_deviation",
+    "spread",
+]

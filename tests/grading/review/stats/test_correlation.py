@@ -1,0 +1,263 @@
+"""Correlations against scipy, their bootstrap intervals, ranges, ranks, criterion difficulty."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from grading.review.stats import (
+    competition_ranks,
+    correlate,
+    criterion_difficulty,
+    spread,
+)
+from grading.review.stats.correlation import _Pairs
+
+SYSTEMS = ("system", "systems")
+NAMES = ("automatic scores", "jury totals")
+
+
+# --- figures against scipy --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_figures_and_p_values_are_scipys(seed):
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.uniform(0, 20, size=12) * 2) / 2  # half points: ties happen
+    y = np.round(x + rng.normal(0, 4, size=12))
+    got = correlate(x, y, resamples=0)
+    assert got.n == 12
+    for figure, p_value, expected in [
+        (got.spearman, got.spearman_p, sps.spearmanr(x, y)),
+        (got.pearson, got.pearson_p, sps.pearsonr(x, y)),
+        (got.kendall, got.kendall_p, sps.kendalltau(x, y)),
+    ]:
+        assert figure == pytest.approx(expected.statistic, abs=1e-12)
+        assert p_value == pytest.approx(expected.pvalue, rel=1e-12, abs=1e-300)
+
+
+def test_paper_like_five_systems_give_a_wide_interval():
+    auto = [0.71, 0.52, 0.50, 0.31, 0.10]
+    jury = [79.5, 61.0, 55.5, 40.0, 2.5]
+    got = correlate(auto, jury, names=NAMES, items=SYSTEMS)
+    assert got.n == 5
+    assert got.spearman == pytest.approx(1.0)
+    assert got.spearman_p == pytest.approx(sps.spearmanr(auto, jury).pvalue)
+    assert got.kendall == pytest.approx(1.0)
+    # perfect order in the sample, yet at n = 5 the resamples range widely
+    low, high = got.pearson_ci
+    assert low < got.pearson <= high + 1e-12
+    assert high - low > 0.02
+    assert got.note is None
+
+
+def test_decimals_are_accepted():
+    got = correlate([Decimal("1.5"), Decimal("2"), Decimal("4")], [1, 3, 2], resamples=0)
+    assert got.pearson == pytest.approx(sps.pearsonr([1.5, 2, 4], [1, 3, 2]).statistic)
+
+
+# --- degenerate cases -------------------------------------------------------------------------
+
+
+def test_missing_pairs_are_dropped_and_counted():
+    got = correlate(
+        [1, 2, None, 4, 5, float("nan")],
+        [2, 1, 3, 4, None, 6],
+        names=NAMES,
+        items=SYSTEMS,
+        resamples=0,
+    )
+    assert got.n == 3
+    assert got.dropped == 3
+    assert got.spearman == pytest.approx(sps.spearmanr([1, 2, 4], [2, 1, 4]).statistic)
+    assert got.note == "3 systems without both figures left out."
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "note"),
+    [
+        ([], [], "No systems have both figures; a correlation needs at least 3."),
+        ([1], [2], "Only 1 system has both figures; a correlation needs at least 3."),
+        (
+            [1, 2, None],
+            [1, 2, 3],
+            "1 system without both figures left out. "
+            "Only 2 systems have both figures; a correlation needs at least 3.",
+        ),
+    ],
+)
+def test_fewer_than_three_pairs_give_a_sentence(x, y, note):
+    got = correlate(x, y, names=NAMES, items=SYSTEMS)
+    assert got.spearman is None and got.pearson is None and got.kendall is None
+    assert got.spearman_ci is None and got.pearson_p is None
+    assert got.note == note
+
+
+def test_constant_column_gives_a_sentence():
+    got = correlate([0.5, 0.6, 0.7, 0.8], [40, 40, 40, 40], names=NAMES)
+    assert got.n == 4
+    assert got.spearman is None and got.pearson is None and got.kendall is None
+    assert got.note == "The jury totals are all 40.0, so they cannot be correlated with anything."
+
+
+def test_both_columns_constant_say_both():
+    got = correlate([1, 1, 1], [2, 2, 2], names=NAMES)
+    assert got.note == (
+        "The automatic scores are all 1.0, so they cannot be correlated with anything. "
+        "The jury totals are all 2.0, so they cannot be correlated with anything."
+    )
+
+
+def test_ties_are_noted_and_counted():
+    got = correlate([1, 2, 2, 3, 4], [10, 20, 30, 30, 30], names=NAMES, resamples=0)
+    assert got.tied == (2, 3)
+    assert got.note == (
+        "The automatic scores have 2 tied values; Spearman and Kendall allow for ties. "
+        "The jury totals have 3 tied values; Spearman and Kendall allow for ties."
+    )
+    assert got.kendall == pytest.approx(sps.kendalltau([1, 2, 2, 3, 4], [10, 20, 30, 30, 30])[0])
+
+
+def test_unequal_lengths_are_a_programming_error():
+    with pytest.raises(ValueError, match="paired"):
+        correlate([1, 2, 3], [1, 2])
+
+
+# --- bootstrap --------------------------------------------------------------------------------
+
+
+def test_each_resample_figure_is_scipys_on_the_resampled_pairs():
+    rng = np.random.default_rng(7)
+    x = np.round(rng.normal(size=9) * 2) / 2
+    y = np.round(x + rng.normal(size=9))
+    draws = rng.integers(0, 9, size=(300, 9))
+    weights = np.stack([np.bincount(row, minlength=9) for row in draws]).astype(float)
+    ok, spearman, pearson, kendall = _Pairs(x, y).figures(weights)
+    expected = [
+        (sps.spearmanr(x[r], y[r])[0], sps.pearsonr(x[r], y[r])[0], sps.kendalltau(x[r], y[r])[0])
+        for r, good in zip(draws, ok, strict=True)
+        if good
+    ]
+    constant = [np.ptp(x[r]) == 0 or np.ptp(y[r]) == 0 for r in draws]
+    assert list(~ok) == constant
+    np.testing.assert_allclose(np.column_stack([spearman, pearson, kendall]), expected, atol=1e-12)
+
+
+def test_bootstrap_is_deterministic_for_a_seed():
+    x, y = [3, 1, 4, 1, 5, 9, 2, 6], [2, 7, 1, 8, 2, 8, 1, 8]
+    first = correlate(x, y, seed=11)
+    assert correlate(x, y, seed=11) == first
+    other = correlate(x, y, seed=12)
+    assert other.spearman == first.spearman
+    assert other.spearman_ci != first.spearman_ci
+
+
+def test_clear_correlation_interval_contains_the_estimate_and_excludes_zero():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 100, size=30)
+    y = 0.8 * x + rng.normal(0, 10, size=30)
+    got = correlate(x, y)
+    for estimate, (low, high) in [
+        (got.spearman, got.spearman_ci),
+        (got.pearson, got.pearson_ci),
+        (got.kendall, got.kendall_ci),
+    ]:
+        assert 0 < low <= estimate <= high <= 1
+    assert got.skipped == 0
+    assert got.resamples == 10_000
+
+
+def test_no_resamples_no_interval():
+    got = correlate([1, 2, 3, 4], [1, 3, 2, 4], resamples=0)
+    assert got.spearman_ci is None and got.pearson_ci is None and got.kendall_ci is None
+    assert got.spearman is not None
+
+
+def test_many_constant_resamples_are_said():
+    got = correlate([1, 1, 2], [1, 2, 3], names=NAMES)
+    assert got.skipped > 500  # x is constant whenever point 3 is not drawn: (2/3)^3 of them
+    assert got.skipped == pytest.approx(10_000 * (8 / 27 + 1 / 27), rel=0.1)
+    assert f"{got.skipped:,} of 10,000 bootstrap resamples had a constant column" in got.note
+
+
+# --- spread and ranks -------------------------------------------------------------------------
+
+
+def test_spread_is_max_minus_min_of_present_values():
+    assert spread([2.5, 79.5, None, 40]) == 77.0
+    assert spread([Decimal("60.5"), Decimal("0")]) == 60.5
+    assert spread([3]) is None
+    assert spread([None, float("nan"), 1]) is None
+    assert spread([]) is None
+
+
+def test_competition_ranks_share_the_best_rank():
+    assert competition_ranks([10, 8, 8, 5]) == [1, 2, 2, 4]
+    assert competition_ranks([5, 8, 10, 8]) == [4, 2, 1, 2]
+    assert competition_ranks([7, None, 7]) == [1, None, 1]
+    assert competition_ranks([]) == []
+
+
+# --- criterion difficulty ---------------------------------------------------------------------
+
+
+def test_criterion_difficulty_on_codes_in_common():
+    model = {"1a": 0.9, "1b": 0.2, "2a": 0.5, "2b": 0.8, "3": 0.1, "models_only": 0.5}
+    human = {"1a": 0.7, "1b": 0.6, "2a": 0.5, "2b": 0.3, "3": 0.2, "humans_only": 0.4}
+    got = criterion_difficulty(model, human, resamples=200)
+    assert got.codes == ("1a", "1b", "2a", "2b", "3")
+    assert got.n == 5
+    codes = got.codes
+    expected = sps.spearmanr([model[c] for c in codes], [human[c] for c in codes])
+    assert got.spearman == pytest.approx(expected.statistic)
+    assert got.spearman_p == pytest.approx(expected.pvalue)
+    assert got.spearman_ci is not None
+    # 1b: humans got 0.6, models 0.2 -> harder for models; 2b the reverse
+    assert [g.code for g in got.harder_for_models] == ["1b"]
+    assert got.harder_for_models[0].difference == pytest.approx(0.4)
+    assert [g.code for g in got.harder_for_humans] == ["2b"]
+    assert got.margin == 0.25
+    assert got.note is None
+
+
+def test_harder_lists_are_sorted_by_gap_and_the_margin_is_strict():
+    model = {"a": 0.1, "b": 0.0, "c": 0.5, "d": 1.0, "e": 0.9}
+    human = {"a": 0.5, "b": 0.9, "c": 0.75, "d": 0.6, "e": 0.2}
+    got = criterion_difficulty(model, human, resamples=0)
+    assert [g.code for g in got.harder_for_models] == ["b", "a"]  # c is exactly 0.25 apart
+    assert [g.code for g in got.harder_for_humans] == ["e", "d"]
+
+
+@pytest.mark.parametrize(
+    ("model", "human", "note"),
+    [
+        (
+            {"1a": 0.5},
+            {"2a": 0.5},
+            "No rubric codes in common between the systems' and the contestants' points; "
+            "a correlation needs at least 3.",
+        ),
+        (
+            {"1a": 0.5, "1b": 0.1},
+            {"1a": 0.6, "1b": 0.2},
+            "Only 2 rubric codes in common between the systems' and the contestants' points; "
+            "a correlation needs at least 3.",
+        ),
+    ],
+)
+def test_criterion_difficulty_with_too_few_codes(model, human, note):
+    got = criterion_difficulty(model, human)
+    assert got.spearman is None and got.spearman_p is None
+    assert got.note == note
+
+
+def test_criterion_difficulty_ignores_missing_fractions():
+    got = criterion_difficulty(
+        {"a": 0.1, "b": None, "c": 0.5, "d": 0.7}, {"a": 0.2, "b": 0.3, "c": 0.4, "d": 0.9}
+    )
+    assert got.codes == ("a", "c", "d")
+    assert not math.isnan(got.spearman)
