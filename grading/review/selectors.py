@@ -173,6 +173,17 @@ def review_data(competition: Competition) -> ReviewData:
         if total is None:
             papers_missing.append(code)
 
+    # Read again rather than trusted from the object given: the cache key reads the row.
+    thresholds = (
+        Competition.objects.filter(pk=competition.pk)
+        .values(
+            gold=F("gold_threshold"),
+            silver=F("silver_threshold"),
+            bronze=F("bronze_threshold"),
+            honourable_mention=F("honourable_mention_threshold"),
+        )
+        .get()
+    )
     human = {
         criterion_label(share.problem, share.code): share.mean_fraction
         for share in contestant_criterion_shares(competition)
@@ -203,12 +214,7 @@ def review_data(competition: Competition) -> ReviewData:
             )
         ),
         auto={a.system_id: a for a in system_auto_scores(competition)},
-        thresholds={
-            "gold": competition.gold_threshold,
-            "silver": competition.silver_threshold,
-            "bronze": competition.bronze_threshold,
-            "honourable_mention": competition.honourable_mention_threshold,
-        },
+        thresholds=thresholds,
         contestant_totals=tuple(contestant_totals(competition)),
         model_fractions={label: sum(v) / len(v) for label, v in sorted(fractions.items())},
         human_fractions=human,
