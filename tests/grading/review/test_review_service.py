@@ -326,3 +326,17 @@ def test_ordinals():
         "111th",
         "255th",
     ]
+
+
+def test_rescoring_and_answer_key_changes_move_the_fingerprint():
+    from puzzles.services import competition_rescore
+
+    built = review_competition(externals=1)
+    before = review_fingerprint(built.competition)
+    competition_rescore(competition=built.competition)  # new scores: outputs' updated_at moves
+    rescored = review_fingerprint(built.competition)
+    task = built.problems[1].tasks.get()
+    task.weight = 2.0
+    task.save()  # the tasks' history moves
+    reweighted = review_fingerprint(built.competition)
+    assert len({before, rescored, reweighted}) == 3
