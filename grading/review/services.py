@@ -138,6 +138,18 @@ class Review:
     agreement: tuple = field(default_factory=tuple)
 
     @property
+    def provisional_sentence(self) -> str:
+        """Say which problems keep the review provisional ("" once all are finalized)."""
+        if not self.unfinalized:
+            return ""
+        many = len(self.unfinalized) > 1
+        numbers = ", ".join(str(n) for n in self.unfinalized)
+        return (
+            f"Provisional: problem{'s' if many else ''} {numbers} {'are' if many else 'is'} "
+            "not finalized yet; the figures use the submitted and agreed marks as they stand."
+        )
+
+    @property
     def correlation_sentence(self) -> str:
         return correlation_sentence(self.correlation)
 
@@ -153,6 +165,7 @@ class Review:
             "competition": self.slug,
             "provisional": self.provisional,
             "unfinalized_problems": list(self.unfinalized),
+            "provisional_note": self.provisional_sentence or None,
             "jury_maximum": self.jury_maximum,
             "systems": [
                 {
@@ -420,12 +433,6 @@ def _notes(
     notes = []
     if not systems:
         notes.append("No system has been selected for the jury yet.")
-    if data.unfinalized:
-        numbers = ", ".join(str(n) for n in data.unfinalized)
-        notes.append(
-            f"Provisional: problem{'s' if len(data.unfinalized) > 1 else ''} {numbers} "
-            "not finalized yet; their figures use the submitted and agreed marks."
-        )
     if data.estimated_cells:
         n = data.estimated_cells
         notes.append(

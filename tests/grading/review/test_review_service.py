@@ -159,10 +159,11 @@ def test_provisional_before_finalization_and_not_after():
     assert review.provisional and review.unfinalized == (1, 2)
     ext0 = next(s for s in review.systems if s.system == "Ext 0")
     assert ext0.jury_by_problem[2] == 1.0
-    assert any("problems 1, 2 not finalized" in n for n in review.notes)
+    assert review.provisional_sentence.startswith("Provisional: problems 1, 2 are not finalized")
     assert any(n.startswith("1 cell not agreed yet counts the mean") for n in review.notes)
     data = review.as_json()
     assert data["provisional"] is True and data["unfinalized_problems"] == [1, 2]
+    assert data["provisional_note"] == review.provisional_sentence
     mark_revise(assignment=first, criterion=criterion, points="0", reason="agreed after all")
     for problem in built.problems.values():
         from grading.services import problem_finalize
@@ -170,7 +171,8 @@ def test_provisional_before_finalization_and_not_after():
         problem_finalize(problem=problem, chair=built.chair)
     review = review_build(competition=built.competition, resamples=R)
     assert not review.provisional and review.as_json()["provisional"] is False
-    assert not any("Provisional" in n for n in review.notes)
+    assert review.provisional_sentence == ""
+    assert review.as_json()["provisional_note"] is None
 
 
 def test_a_cell_without_marks_leaves_the_system_without_a_total():

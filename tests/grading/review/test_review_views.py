@@ -55,7 +55,7 @@ def test_the_organizer_sees_the_page(organizer_client, built):
     assert response.status_code == 200
     page = response.content.decode()
     assert "Result review · Review rv" in page
-    assert "Provisional: problems" in page and "1, 2" in page
+    assert "Provisional: problems 1, 2 are not finalized yet" in page
     assert 'class="pill"' in page and "external" in page  # external systems labelled
     assert "Spearman rho" in page and "n = 5" in page
     assert "Jury spans 9.0 points, automatic 90.0." in page
