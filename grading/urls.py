@@ -1,6 +1,7 @@
 from django.urls import path, register_converter
 
 from . import views
+from .review import views as review_views
 
 
 class PaperCodeConverter:
@@ -44,6 +45,8 @@ urlpatterns = [
     path("c/<slug:slug>/jury/marks/", views.marks_upload, name="marks_upload"),
     path("c/<slug:slug>/jury/marks.<str:fmt>", views.marks_export, name="marks_export"),
     path("c/<slug:slug>/jury/totals/", views.totals, name="totals"),
+    path("c/<slug:slug>/review/", review_views.review, name="review"),
+    path("c/<slug:slug>/review.json", review_views.review_json, name="review_json"),
     path("c/<slug:slug>/review/inputs/", views.review_inputs, name="review_inputs"),
     path(
         "c/<slug:slug>/review/inputs/system-scores/",

@@ -81,7 +81,8 @@ def auto_scores(
             )
             continue
         figures = imported.get(system.id, {})
-        per_problem = {n: f for n, f in sorted(figures.items()) if n is not None}
+        # The whole-competition figure (key None) apart: None and numbers do not sort together.
+        per_problem = dict(sorted((n, f) for n, f in figures.items() if n is not None))
         source = EXTERNAL if figures else NONE
         result.append(
             AutoScore(system.id, system.name, system.tier, source, figures.get(None), per_problem)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from django.db import transaction
+from django.utils import timezone
 
 from ..errors import ImportFailure
 from ..models import Competition, Output, System, Task
@@ -71,9 +72,20 @@ def outputs_write(
         _output_prepare_checked(output, task, place)
         (to_update if output.pk else to_create).append(output)
     Output.objects.bulk_create(to_create, batch_size=1000)
+    now = timezone.now()  # bulk_update skips auto_now; the review's cache key reads it
+    for output in to_update:
+        output.updated_at = now
     Output.objects.bulk_update(
         to_update,
-        ["source", "raw_text", "explanation", "parsed_items", "extracted_items", "format_flags"],
+        [
+            "source",
+            "raw_text",
+            "explanation",
+            "parsed_items",
+            "extracted_items",
+            "format_flags",
+            "updated_at",
+        ],
         batch_size=1000,
     )
     summary.created["outputs"] = summary.created.get("outputs", 0) + len(to_create)

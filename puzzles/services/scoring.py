@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from django.db import connections, router, transaction
+from django.utils import timezone
 
 from ..extraction import extract_answer
 from ..metrics import METRICS, parse_prediction, score_items
@@ -88,31 +89,42 @@ def _scores_merge(batch: list[tuple[int, dict]]) -> int:
     """Merge new per-metric figures into the stored scores, one statement per batch.
 
     Django's bulk_update builds a CASE WHEN per row, which dominated rescoring time;
-    PostgreSQL merges JSON objects with ||, SQLite with json_patch.
+    PostgreSQL merges JSON objects with ||, SQLite with json_patch. updated_at is set too
+    (the result review's cache key reads it).
     """
     if not batch:
         return 0
     connection = connections[router.db_for_write(Output)]
     table = connection.ops.quote_name(Output._meta.db_table)
     column = connection.ops.quote_name(Output._meta.get_field("scores").column)
+    updated = connection.ops.quote_name(Output._meta.get_field("updated_at").column)
+    now = timezone.now()
+    stamp = connection.ops.adapt_datetimefield_value(now)
     pk = connection.ops.quote_name(Output._meta.pk.column)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(
-                f"UPDATE {table} AS o SET {column} = o.{column} || v.s "
+                f"UPDATE {table} AS o SET {column} = o.{column} || v.s, {updated} = %s "
                 f"FROM unnest(%s::bigint[], %s::jsonb[]) AS v(id, s) WHERE o.{pk} = v.id",
-                [[p for p, _ in batch], [json.dumps(s, ensure_ascii=False) for _, s in batch]],
+                [
+                    stamp,
+                    [p for p, _ in batch],
+                    [json.dumps(s, ensure_ascii=False) for _, s in batch],
+                ],
             )
     elif connection.vendor == "sqlite":
         with connection.cursor() as cursor:
             cursor.executemany(
-                f"UPDATE {table} SET {column} = json_patch({column}, %s) WHERE {pk} = %s",
-                [(json.dumps(s, ensure_ascii=False), p) for p, s in batch],
+                f"UPDATE {table} SET {column} = json_patch({column}, %s), {updated} = %s "
+                f"WHERE {pk} = %s",
+                [(json.dumps(s, ensure_ascii=False), stamp, p) for p, s in batch],
             )
     else:
         stored = dict(
             Output.objects.filter(pk__in=[p for p, _ in batch]).values_list("pk", "scores")
         )
-        updated = [Output(pk=p, scores={**(stored.get(p) or {}), **s}) for p, s in batch]
-        Output.objects.bulk_update(updated, ["scores"], batch_size=_BATCH)
+        merged = [
+            Output(pk=p, scores={**(stored.get(p) or {}), **s}, updated_at=now) for p, s in batch
+        ]
+        Output.objects.bulk_update(merged, ["scores", "updated_at"], batch_size=_BATCH)
     return len(batch)

@@ -105,6 +105,14 @@ def test_auto_scores_per_problem_and_a_system_with_nothing(competition):
     assert {n: f.score for n, f in far.per_problem.items()} == {1: 0.4, 2: 0.2}
 
 
+def test_auto_scores_with_a_whole_row_and_problem_rows(competition):
+    # The whole-competition row (problem None) once broke sorting the per-problem ones.
+    _import(competition, "system,score,problem\nFar,0.3,\nFar,0.4,1\nFar,0.2,2\n")
+    far = next(r for r in system_auto_scores(competition) if r.system == "Far")
+    assert far.overall.score == 0.3
+    assert {n: f.score for n, f in far.per_problem.items()} == {1: 0.4, 2: 0.2}
+
+
 def test_a_missing_whole_row_is_reported(competition):
     result = _import(competition, "system,score,problem\nFar,0.4,1\n")
     assert result.without_whole == ["Far"]

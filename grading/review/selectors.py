@@ -1,0 +1,340 @@
+"""Reads of the result review: plain data for grading.review.services, in a fixed number of
+queries whatever the number of systems, problems, papers or marks.
+
+Jury figures follow the marks as they stand (issue 8, item 5): a cell the jurors agreed on,
+or the chair decided, counts its final mark; a cell not settled yet counts the mean of its
+submitted marks rounded to the criterion's step (as an agreement would), and is counted as
+estimated; a cell without a submitted mark is missing, and its paper has no total yet. A
+finalized problem has every cell settled, so its figures are the final ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import Count, F, Func, OuterRef, Subquery
+
+from puzzles.auto_scores import AutoScore
+from puzzles.models import Competition, ExternalScore, Output, System, Task
+from puzzles.models import Problem as PuzzleProblem
+from puzzles.selectors import system_auto_scores
+
+from ..consensus import agreed_value, cell_state
+from ..contestants import contestant_criterion_shares, contestant_totals
+from ..models import (
+    Assignment,
+    Contestant,
+    ContestantPoints,
+    Criterion,
+    Mark,
+    Paper,
+    ProblemJury,
+    Resolution,
+    Rubric,
+)
+from ..selectors import current_rubrics
+
+
+def criterion_label(problem: int, code: str) -> str:
+    """Return the name a criterion goes by across problems: 'P3.b'."""
+    return f"P{problem}.{code}"
+
+
+@dataclass(frozen=True)
+class ProblemFacts:
+    """One problem as the review needs it: its jury maximum and state."""
+
+    number: int
+    title: str
+    maximum: Decimal  # the current rubric's maxima summed (the problem's points without one)
+    counted: bool  # the jury grades it (it has papers)
+    finalized: bool
+
+
+@dataclass(frozen=True)
+class SystemJury:
+    """A selected system's jury points per problem (None: some cell has no mark yet)."""
+
+    system_id: int
+    name: str
+    tier: str
+    by_problem: dict[int, Decimal | None]
+    papers: dict[int, str]  # problem number -> paper code
+
+
+@dataclass(frozen=True)
+class ReviewData:
+    """Everything the review computes from, as plain values."""
+
+    slug: str
+    name: str
+    problems: tuple[ProblemFacts, ...]
+    systems: tuple[SystemJury, ...]  # selected for the jury, in name order
+    auto: dict[int, AutoScore]  # by system id; every system of the competition
+    thresholds: dict[str, Decimal | None]
+    contestant_totals: tuple[Decimal, ...]
+    model_fractions: dict[str, float]  # criterion label -> mean fraction over selected systems
+    human_fractions: dict[str, float]  # criterion label -> mean fraction over contestants
+    estimated_cells: int = 0  # cells not settled, counted at the mean of their marks
+    missing_cells: int = 0  # cells without any submitted mark
+    papers_missing: tuple[str, ...] = field(default_factory=tuple)  # codes of papers without total
+
+    @property
+    def jury_maximum(self) -> Decimal:
+        """Return the most points a system can total over the problems the jury grades."""
+        return sum((p.maximum for p in self.problems if p.counted), Decimal(0))
+
+    @property
+    def unfinalized(self) -> tuple[int, ...]:
+        """Return the numbers of the graded problems not finalized yet."""
+        return tuple(p.number for p in self.problems if p.counted and not p.finalized)
+
+
+def review_data(competition: Competition) -> ReviewData:
+    """Gather the review's inputs (about 15 queries, however large the competition)."""
+    problems = list(PuzzleProblem.objects.filter(competition=competition).order_by("number"))
+    criteria = current_rubrics(problems)
+    finalized = set(
+        ProblemJury.objects.filter(
+            problem__competition=competition, finalized_at__isnull=False
+        ).values_list("problem_id", flat=True)
+    )
+    tolerance = dict(
+        ProblemJury.objects.filter(problem__competition=competition).values_list(
+            "problem_id", "tolerance"
+        )
+    )
+    papers = list(
+        Paper.objects.filter(problem__competition=competition)
+        .annotate(expected=Count("assignments"))
+        .values_list(
+            "pk", "code", "problem_id", "system_id", "system__name", "system__tier", "expected"
+        )
+    )
+    submitted: dict[tuple[int, int], dict[int, Decimal | None]] = defaultdict(dict)
+    for paper_id, criterion_id, juror_id, points in Mark.objects.filter(
+        assignment__paper__problem__competition=competition,
+        assignment__submitted_at__isnull=False,
+    ).values_list("assignment__paper_id", "criterion_id", "assignment__juror_id", "points"):
+        submitted[(paper_id, criterion_id)][juror_id] = points
+    decisions = {
+        (p, c): points
+        for p, c, points in Resolution.objects.filter(
+            paper__problem__competition=competition
+        ).values_list("paper_id", "criterion_id", "points")
+    }
+
+    number_of = {p.pk: p.number for p in problems}
+    counted = {problem_id for _, _, problem_id, *_ in papers}
+    systems: dict[int, dict] = {}
+    fractions: dict[str, list[float]] = defaultdict(list)
+    estimated = missing = 0
+    papers_missing = []
+    for paper_id, code, problem_id, system_id, name, tier, expected in papers:
+        entry = systems.setdefault(
+            system_id,
+            {"name": name, "tier": tier, "by_problem": {}, "papers": {}},
+        )
+        number = number_of[problem_id]
+        entry["papers"][number] = code
+        total: Decimal | None = Decimal(0)
+        if not criteria.get(problem_id):
+            total = None  # no rubric: nothing to grade by
+        for criterion in criteria.get(problem_id, []):
+            marks = submitted.get((paper_id, criterion.pk), {})
+            state = cell_state(
+                submitted=marks,
+                expected=expected,
+                decision=decisions.get((paper_id, criterion.pk)),
+                tolerance=tolerance.get(problem_id, Decimal(0)),
+                step=criterion.step,
+            )
+            value = state.final
+            if not state.resolved:
+                given = [v for v in marks.values() if v is not None]
+                if given:
+                    value = agreed_value(given, criterion.step)
+                    estimated += 1
+                else:
+                    value = None
+                    missing += 1
+            if value is None:
+                total = None
+                continue
+            fractions[criterion_label(number, criterion.code)].append(
+                float(value / criterion.maximum)
+            )
+            if total is not None:
+                total += value
+        entry["by_problem"][number] = total
+        if total is None:
+            papers_missing.append(code)
+
+    # Read again rather than trusted from the object given: the cache key reads the row.
+    thresholds = (
+        Competition.objects.filter(pk=competition.pk)
+        .values(
+            gold=F("gold_threshold"),
+            silver=F("silver_threshold"),
+            bronze=F("bronze_threshold"),
+            honourable_mention=F("honourable_mention_threshold"),
+        )
+        .get()
+    )
+    human = {
+        criterion_label(share.problem, share.code): share.mean_fraction
+        for share in contestant_criterion_shares(competition)
+    }
+    return ReviewData(
+        slug=competition.slug,
+        name=competition.name,
+        problems=tuple(
+            ProblemFacts(
+                number=p.number,
+                title=p.title,
+                maximum=_problem_maximum(p, criteria.get(p.pk, [])),
+                counted=p.pk in counted,
+                finalized=p.pk in finalized,
+            )
+            for p in problems
+        ),
+        systems=tuple(
+            SystemJury(
+                system_id=system_id,
+                name=entry["name"],
+                tier=entry["tier"],
+                by_problem=dict(sorted(entry["by_problem"].items())),
+                papers=dict(sorted(entry["papers"].items())),
+            )
+            for system_id, entry in sorted(
+                systems.items(), key=lambda item: item[1]["name"].casefold()
+            )
+        ),
+        auto={a.system_id: a for a in system_auto_scores(competition)},
+        thresholds=thresholds,
+        contestant_totals=tuple(contestant_totals(competition)),
+        model_fractions={label: sum(v) / len(v) for label, v in sorted(fractions.items())},
+        human_fractions=human,
+        estimated_cells=estimated,
+        missing_cells=missing,
+        papers_missing=tuple(sorted(papers_missing)),
+    )
+
+
+def _problem_maximum(problem: PuzzleProblem, criteria: list[Criterion]) -> Decimal:
+    if criteria:
+        return sum((c.maximum for c in criteria), Decimal(0))
+    return problem.points
+
+
+# --- the cache's fingerprint ----------------------------------------------------------------
+
+
+def _scalar(queryset, function: str, column: str) -> Subquery:
+    """Return one aggregate over the rows of `queryset` (filtered by OuterRef) as a subquery.
+
+    Func, unlike Django's aggregates, adds no GROUP BY: the subquery is one row."""
+    expression = Func(F(column), function=function)
+    return Subquery(queryset.order_by().annotate(v=expression).values("v")[:1])
+
+
+def review_fingerprint(competition: Competition) -> str:
+    """Return a digest of everything the review reads, in one query.
+
+    Any write the review would show changes it: marks (count, latest id and update),
+    submissions, papers, decisions, finalizations and tolerances, rubrics and criteria,
+    contestants and their points, imported and computed automatic figures (outputs' latest
+    update: rescoring and re-imports touch it), answer-key and weight changes (the tasks'
+    history), systems, and the thresholds.
+    """
+    pk = OuterRef("pk")
+    in_competition = {
+        "mark": Mark.objects.filter(assignment__paper__problem__competition=pk),
+        "assignment": Assignment.objects.filter(paper__problem__competition=pk),
+        "submitted": Assignment.objects.filter(
+            paper__problem__competition=pk, submitted_at__isnull=False
+        ),
+        "paper": Paper.objects.filter(problem__competition=pk),
+        "resolution": Resolution.objects.filter(paper__problem__competition=pk),
+        "jury": ProblemJury.objects.filter(problem__competition=pk),
+        "final": ProblemJury.objects.filter(problem__competition=pk, finalized_at__isnull=False),
+        "rubric": Rubric.objects.filter(problem__competition=pk),
+        "criterion": Criterion.objects.filter(rubric__problem__competition=pk),
+        "contestant": Contestant.objects.filter(competition=pk),
+        "points": ContestantPoints.objects.filter(contestant__competition=pk),
+        "external": ExternalScore.objects.filter(system__competition=pk),
+        "output": Output.objects.filter(system__competition=pk),
+        "system": System.objects.filter(competition=pk),
+        "external_system": System.objects.filter(competition=pk, external=True),
+        "problem": PuzzleProblem.objects.filter(competition=pk),
+        "task": Task.history.filter(problem__competition=pk),
+    }
+    figures = {
+        "marks": ("mark", "COUNT", "id"),
+        "mark_id": ("mark", "MAX", "id"),
+        "mark_at": ("mark", "MAX", "updated_at"),
+        "assignments": ("assignment", "COUNT", "id"),
+        "assignment_id": ("assignment", "MAX", "id"),
+        "submitted": ("submitted", "COUNT", "id"),
+        "submitted_at": ("submitted", "MAX", "submitted_at"),
+        "papers": ("paper", "COUNT", "id"),
+        "paper_id": ("paper", "MAX", "id"),
+        "resolutions": ("resolution", "COUNT", "id"),
+        "decided_at": ("resolution", "MAX", "decided_at"),
+        "finalized": ("final", "COUNT", "id"),
+        "finalized_at": ("final", "MAX", "finalized_at"),
+        "tolerance": ("jury", "SUM", "tolerance"),
+        "rubric_id": ("rubric", "MAX", "id"),
+        "criteria": ("criterion", "COUNT", "id"),
+        "criterion_id": ("criterion", "MAX", "id"),
+        "criterion_max": ("criterion", "SUM", "maximum"),
+        "contestants": ("contestant", "COUNT", "id"),
+        "contestant_id": ("contestant", "MAX", "id"),
+        "contestant_sum": ("contestant", "SUM", "total"),
+        "points": ("points", "COUNT", "id"),
+        "points_id": ("points", "MAX", "id"),
+        "external": ("external", "COUNT", "id"),
+        "external_at": ("external", "MAX", "updated_at"),
+        "outputs": ("output", "COUNT", "id"),
+        "output_id": ("output", "MAX", "id"),
+        "output_at": ("output", "MAX", "updated_at"),
+        "systems": ("system", "COUNT", "id"),
+        "system_id": ("system", "MAX", "id"),
+        "external_systems": ("external_system", "COUNT", "id"),
+        "problems": ("problem", "COUNT", "id"),
+        "problem_points": ("problem", "SUM", "points"),
+        "task_history": ("task", "MAX", "history_id"),
+    }
+    annotations = {
+        f"fp_{name}": _scalar(in_competition[source], function, column)
+        for name, (source, function, column) in figures.items()
+    }
+    row = (
+        Competition.objects.filter(pk=competition.pk)
+        .annotate(**annotations)
+        .values(
+            "gold_threshold",
+            "silver_threshold",
+            "bronze_threshold",
+            "honourable_mention_threshold",
+            "name",
+            "total_points",
+            *annotations,
+        )
+        .first()
+    )
+    text = repr(sorted((row or {}).items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+__all__ = [
+    "ProblemFacts",
+    "ReviewData",
+    "SystemJury",
+    "criterion_label",
+    "review_data",
+    "review_fingerprint",
+]

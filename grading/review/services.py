@@ -1,0 +1,611 @@
+"""The result review: jury totals against automatic scores, medals, criterion difficulty.
+
+`review_build` computes a `Review` from the marks as they stand (frozen dataclasses, plain
+values); `review_cached` serves it, with its charts, from Django's cache. The page, the JSON
+report (`Review.as_json`) and `manage.py report` all read the same `Review`.
+
+Cache key: ``ioleval:review:v1:<competition id>:<resamples>:<fingerprint>`` for the review,
+the same with ``:charts`` appended for its SVG charts, where the fingerprint is
+`grading.review.selectors.review_fingerprint` (one query over the latest marks, submissions,
+decisions, finalizations, rubrics, contestants, automatic figures, systems and thresholds).
+Any change to what the review reads makes a new key, so nothing has to be deleted: stale
+entries age out after CACHE_SECONDS. Each process may hold its own copy (the default
+local-memory cache); the fingerprint keeps them all correct.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.core.cache import cache
+from django.urls import reverse
+
+from puzzles.models import Competition
+
+from . import charts
+from .selectors import ReviewData, review_data, review_fingerprint
+from .stats import (
+    Correlation,
+    CriterionDifficulty,
+    competition_ranks,
+    correlate,
+    criterion_difficulty,
+    medal,
+    placement,
+    spread,
+)
+
+CACHE_VERSION = 1
+CACHE_SECONDS = 24 * 60 * 60
+DIVERGENT_PAPERS = 10  # the most divergent papers listed
+SEED = 2026
+
+
+@dataclass(frozen=True)
+class SystemReview:
+    """One system selected for the jury, with both verdicts and its placement."""
+
+    system: str
+    tier: str
+    external: bool  # its automatic figures were computed elsewhere and imported
+    auto_score: float | None  # GM, 0-100
+    exact_match: float | None  # 0-100
+    chrf: float | None  # 0-100
+    auto_by_problem: dict[int, float | None]
+    jury_total: float | None
+    jury_by_problem: dict[int, float | None]
+    auto_rank: int | None
+    jury_rank: int | None
+    medal: str | None
+    equivalent_rank: int | None
+    percentile: float | None  # share of contestants it beats, 0-100
+    contestants: int
+    papers: dict[int, str]  # problem number -> paper code
+
+    @property
+    def placement_text(self) -> str:
+        """Return the equivalent rank as the paper writes it: '4th of 255'."""
+        if self.equivalent_rank is None:
+            return ""
+        return f"{ordinal(self.equivalent_rank)} of {self.contestants}"
+
+    @property
+    def medal_text(self) -> str:
+        return (self.medal or "").replace("_", " ")
+
+
+@dataclass(frozen=True)
+class ProblemReview:
+    number: int
+    title: str
+    maximum: float
+    counted: bool
+    finalized: bool
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Automatic minus jury for one paper, both on 0-100 (positive: the metric is kinder)."""
+
+    paper: str
+    problem: int
+    system: str
+    auto: float
+    jury: float
+    difference: float
+    url: str  # the problem's comparison sheet, at the paper's row
+
+
+@dataclass(frozen=True)
+class Ranges:
+    jury: float | None
+    auto: float | None
+    sentence: str
+
+
+@dataclass(frozen=True)
+class CriterionPoint:
+    criterion: str  # 'P3.b'
+    models: float | None
+    humans: float | None
+
+
+@dataclass(frozen=True)
+class Review:
+    """The whole review of one competition, as the page, the JSON and the report show it."""
+
+    competition: str
+    slug: str
+    systems: tuple[SystemReview, ...]
+    problems: tuple[ProblemReview, ...]
+    jury_maximum: float
+    correlation: Correlation
+    ranges: Ranges
+    divergences: tuple[Divergence, ...]  # every paper with both figures
+    divergent_papers: tuple[Divergence, ...]  # the largest |difference| first
+    criteria: tuple[CriterionPoint, ...]
+    difficulty: CriterionDifficulty
+    thresholds: dict[str, float | None]
+    contestant_totals: tuple[float, ...]
+    provisional: bool
+    unfinalized: tuple[int, ...]
+    notes: tuple[str, ...]
+    resamples: int
+    # Juror agreement per problem: grading.review.agreement fills it in.
+    agreement: tuple = field(default_factory=tuple)
+
+    @property
+    def provisional_sentence(self) -> str:
+        """Say which problems keep the review provisional ("" once all are finalized)."""
+        if not self.unfinalized:
+            return ""
+        many = len(self.unfinalized) > 1
+        numbers = ", ".join(str(n) for n in self.unfinalized)
+        return (
+            f"Provisional: problem{'s' if many else ''} {numbers} {'are' if many else 'is'} "
+            "not finalized yet; the figures use the submitted and agreed marks as they stand."
+        )
+
+    @property
+    def correlation_sentence(self) -> str:
+        return correlation_sentence(self.correlation)
+
+    @property
+    def difficulty_sentence(self) -> str:
+        return difficulty_sentence(self.difficulty)
+
+    def as_json(self) -> dict:
+        """Return the review as the JSON report's plain data (issue 8, item 11)."""
+        c = self.correlation
+        d = self.difficulty
+        return {
+            "competition": self.slug,
+            "provisional": self.provisional,
+            "unfinalized_problems": list(self.unfinalized),
+            "provisional_note": self.provisional_sentence or None,
+            "jury_maximum": self.jury_maximum,
+            "systems": [
+                {
+                    "system": s.system,
+                    "tier": s.tier,
+                    "auto_score": _round(s.auto_score),
+                    "exact_match": _round(s.exact_match),
+                    "chrf": _round(s.chrf),
+                    "jury_total": _round(s.jury_total),
+                    "auto_rank": s.auto_rank,
+                    "jury_rank": s.jury_rank,
+                    "medal": s.medal,
+                    "equivalent_rank": s.equivalent_rank,
+                    "percentile": _round(s.percentile),
+                    "external": s.external,
+                    "by_problem": {
+                        str(n): {
+                            "auto_score": _round(s.auto_by_problem.get(n)),
+                            "jury": _round(s.jury_by_problem.get(n)),
+                        }
+                        for n in sorted(set(s.auto_by_problem) | set(s.jury_by_problem))
+                    },
+                }
+                for s in self.systems
+            ],
+            "correlation": {
+                "n": c.n,
+                "spearman": _round(c.spearman),
+                "spearman_p": _round(c.spearman_p, 6),
+                "spearman_ci": _interval(c.spearman_ci),
+                "pearson": _round(c.pearson),
+                "pearson_p": _round(c.pearson_p, 6),
+                "pearson_ci": _interval(c.pearson_ci),
+                "kendall": _round(c.kendall),
+                "kendall_p": _round(c.kendall_p, 6),
+                "kendall_ci": _interval(c.kendall_ci),
+                "resamples": c.resamples,
+                "note": c.note,
+            },
+            "ranges": {
+                "jury": _round(self.ranges.jury),
+                "auto": _round(self.ranges.auto),
+                "sentence": self.ranges.sentence,
+            },
+            "divergent_papers": [
+                {
+                    "paper": p.paper,
+                    "problem": p.problem,
+                    "system": p.system,
+                    "auto_score": _round(p.auto),
+                    "jury": _round(p.jury),
+                    "difference": _round(p.difference),
+                }
+                for p in self.divergent_papers
+            ],
+            "medal_thresholds": self.thresholds,
+            "contestants": len(self.contestant_totals),
+            "criterion_difficulty": {
+                "n": d.n,
+                "spearman": _round(d.spearman),
+                "spearman_p": _round(d.spearman_p, 6),
+                "spearman_ci": _interval(d.spearman_ci),
+                "criteria": [
+                    {
+                        "criterion": p.criterion,
+                        "models": _round(p.models),
+                        "humans": _round(p.humans),
+                    }
+                    for p in self.criteria
+                ],
+                "harder_for_models": [g.code for g in d.harder_for_models],
+                "harder_for_humans": [g.code for g in d.harder_for_humans],
+                "margin": d.margin,
+                "note": d.note,
+            },
+            # Per problem alpha, icc, discrepancy_rate and jurors: grading.review.agreement.
+            "agreement": list(self.agreement),
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class ReviewCharts:
+    """The review's charts as inline SVG from grading.review.charts (safe to put in a page)."""
+
+    scatter: str
+    divergence: str
+    placement: str
+    difficulty: str
+
+
+@dataclass(frozen=True)
+class ReviewPage:
+    review: Review
+    charts: ReviewCharts | None
+
+
+# --- building ------------------------------------------------------------------------------
+
+
+def review_build(*, competition: Competition, resamples: int = 10_000) -> Review:
+    """Compute the review of a competition from its marks as they stand."""
+    return review_from_data(review_data(competition), resamples=resamples)
+
+
+def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
+    """Compute the review from gathered inputs (no queries)."""
+    contestants = [float(t) for t in data.contestant_totals]
+    thresholds = {k: _float(v) for k, v in data.thresholds.items()}
+    counted = [p.number for p in data.problems if p.counted]
+    rows = []
+    for system in data.systems:
+        auto = data.auto.get(system.system_id)
+        overall = auto.overall if auto else None
+        jury_by_problem = {n: _float(system.by_problem.get(n)) for n in counted}
+        values = list(jury_by_problem.values())
+        jury_total = None if not values or None in values else sum(values)
+        place = placement(jury_total, contestants)
+        rows.append(
+            {
+                "system": system.name,
+                "tier": system.tier,
+                "external": bool(auto and auto.external),
+                "auto_score": _percent(overall.score if overall else None),
+                "exact_match": _percent(overall.exact_match if overall else None),
+                "chrf": _percent(overall.chrf if overall else None),
+                "auto_by_problem": {
+                    n: _percent(auto.per_problem[n].score)
+                    for n in counted
+                    if auto and n in auto.per_problem
+                },
+                "jury_total": jury_total,
+                "jury_by_problem": jury_by_problem,
+                "medal": medal(jury_total, thresholds),
+                "equivalent_rank": place.equivalent_rank,
+                "percentile": place.percentile,
+                "contestants": place.n,
+                "papers": system.papers,
+            }
+        )
+    auto_ranks = competition_ranks([r["auto_score"] for r in rows])
+    jury_ranks = competition_ranks([r["jury_total"] for r in rows])
+    systems = tuple(
+        SystemReview(**row, auto_rank=a, jury_rank=j)
+        for row, a, j in zip(rows, auto_ranks, jury_ranks, strict=True)
+    )
+    systems = tuple(
+        sorted(
+            systems,
+            key=lambda s: (s.jury_total is None, -(s.jury_total or 0), s.system.casefold()),
+        )
+    )
+    correlation = correlate(
+        [s.auto_score for s in systems],
+        [s.jury_total for s in systems],
+        resamples=resamples,
+        seed=SEED,
+        names=("automatic scores", "jury totals"),
+        items=("system", "systems"),
+    )
+    divergences = _divergences(data, systems)
+    criteria, difficulty = _difficulty(data, resamples=resamples)
+    unfinalized = data.unfinalized
+    return Review(
+        competition=data.name,
+        slug=data.slug,
+        systems=systems,
+        problems=tuple(
+            ProblemReview(p.number, p.title, float(p.maximum), p.counted, p.finalized)
+            for p in data.problems
+        ),
+        jury_maximum=float(data.jury_maximum),
+        correlation=correlation,
+        ranges=_ranges(systems),
+        divergences=divergences,
+        divergent_papers=tuple(
+            sorted(divergences, key=lambda d: (-abs(d.difference), d.paper))[:DIVERGENT_PAPERS]
+        ),
+        criteria=criteria,
+        difficulty=difficulty,
+        thresholds=thresholds,
+        contestant_totals=tuple(contestants),
+        provisional=bool(unfinalized),
+        unfinalized=unfinalized,
+        notes=tuple(_notes(data, systems, thresholds, contestants)),
+        resamples=resamples,
+    )
+
+
+def _divergences(data: ReviewData, systems: tuple[SystemReview, ...]) -> tuple[Divergence, ...]:
+    maxima = {p.number: p.maximum for p in data.problems}
+    sheets = {
+        p.number: reverse("grading:sheet", args=[data.slug, p.number])
+        for p in data.problems
+        if p.counted
+    }
+    found = []
+    for number in sheets:
+        for s in systems:
+            auto, points = s.auto_by_problem.get(number), s.jury_by_problem.get(number)
+            code = s.papers.get(number)
+            if auto is None or points is None or code is None or not maxima[number]:
+                continue
+            jury = points / float(maxima[number]) * 100
+            found.append(
+                Divergence(
+                    paper=code,
+                    problem=number,
+                    system=s.system,
+                    auto=auto,
+                    jury=jury,
+                    difference=auto - jury,
+                    url=f"{sheets[number]}#paper-{code}",
+                )
+            )
+    return tuple(found)
+
+
+def _difficulty(
+    data: ReviewData, *, resamples: int
+) -> tuple[tuple[CriterionPoint, ...], CriterionDifficulty]:
+    labels = list(data.model_fractions)
+    labels += [label for label in data.human_fractions if label not in data.model_fractions]
+
+    def key(label: str) -> tuple[int, str]:
+        number = label[1:].split(".", 1)[0]  # 'P3.b' -> 3
+        return (int(number) if number.isdigit() else 0), label
+
+    points = tuple(
+        CriterionPoint(label, data.model_fractions.get(label), data.human_fractions.get(label))
+        for label in sorted(labels, key=key)
+    )
+    return points, criterion_difficulty(
+        data.model_fractions, data.human_fractions, resamples=resamples, seed=SEED
+    )
+
+
+def _ranges(systems: tuple[SystemReview, ...]) -> Ranges:
+    jury = spread([s.jury_total for s in systems])
+    auto = spread([s.auto_score for s in systems])
+    parts = []
+    if jury is not None:
+        parts.append(f"jury spans {jury:.1f} points")
+    if auto is not None:
+        parts.append(f"automatic {auto:.1f}" if parts else f"automatic spans {auto:.1f} points")
+    if not parts:
+        sentence = "Ranges need at least two systems with figures on each scale."
+    else:
+        sentence = ", ".join(parts)
+        sentence = sentence[0].upper() + sentence[1:]
+        if jury is None:
+            sentence += "; the jury's range needs at least two jury totals"
+        elif auto is None:
+            sentence += "; the automatic range needs at least two automatic scores"
+        sentence += "."
+    return Ranges(jury, auto, sentence)
+
+
+def _notes(
+    data: ReviewData,
+    systems: tuple[SystemReview, ...],
+    thresholds: Mapping[str, float | None],
+    contestants: list[float],
+) -> list[str]:
+    notes = []
+    if not systems:
+        notes.append("No system has been selected for the jury yet.")
+    if data.estimated_cells:
+        n = data.estimated_cells
+        notes.append(
+            f"{_plural(n, 'cell')} not agreed yet {'counts' if n == 1 else 'count'} the mean "
+            f"of {'its' if n == 1 else 'their'} submitted marks."
+        )
+    if data.papers_missing:
+        shown = ", ".join(data.papers_missing[:10]) + (
+            " …" if len(data.papers_missing) > 10 else ""
+        )
+        notes.append(
+            f"{_plural(len(data.papers_missing), 'paper')} without marks on some criterion "
+            f"({shown}): {'its system has' if len(data.papers_missing) == 1 else 'their systems have'}"
+            " no jury total yet."
+        )
+    external = [s.system for s in systems if s.external]
+    if external:
+        notes.append(
+            f"Automatic figures of {', '.join(external)} were computed elsewhere and imported "
+            "(labelled external)."
+        )
+    no_auto = [s.system for s in systems if s.auto_score is None]
+    if no_auto:
+        notes.append(f"No automatic figures for {', '.join(no_auto)}.")
+    if not any(v is not None for v in thresholds.values()):
+        notes.append("No medal thresholds are set, so no medals are given.")
+    if not contestants:
+        notes.append(
+            "No contestant totals have been imported: no equivalent ranks or percentiles"
+            + (", medals from the thresholds alone." if systems else ".")
+        )
+    if not data.human_fractions:
+        notes.append(
+            "No contestants' criterion points have been imported, so criterion difficulty "
+            "cannot be compared with the humans'."
+        )
+    return notes
+
+
+# --- the charts and the cache --------------------------------------------------------------
+
+
+def review_charts(review: Review) -> ReviewCharts:
+    """Draw the review's charts (inline SVG)."""
+    c = review.correlation
+    note = f"Spearman rho = {c.spearman:.2f}, n = {c.n}" if c.spearman is not None else f"n = {c.n}"
+    d = review.difficulty
+    difficulty_note = (
+        f"Spearman rho = {d.spearman:.2f}, p = {d.spearman_p:.3g}, n = {d.n}"
+        if d.spearman is not None
+        else ""
+    )
+    problem_names = {p.number: f"P{p.number}" for p in review.problems}
+    return ReviewCharts(
+        scatter=charts.jury_vs_auto_scatter(
+            [
+                charts.SystemScore(s.system, s.auto_score, s.jury_total, s.external)
+                for s in review.systems
+            ],
+            jury_maximum=review.jury_maximum or 100.0,
+            fit_line=c.pearson is not None,
+            note=note,
+        ),
+        divergence=charts.divergence_bars(
+            [
+                charts.Divergence(problem_names[d.problem], d.system, d.difference)
+                for d in sorted(review.divergences, key=lambda d: d.problem)
+            ]
+        ),
+        placement=charts.placement_histogram(
+            review.contestant_totals,
+            review.thresholds,
+            [
+                charts.SystemScore(s.system, s.auto_score, s.jury_total, s.external)
+                for s in review.systems
+            ],
+            maximum=review.jury_maximum or 100.0,
+        ),
+        difficulty=charts.difficulty_scatter(
+            [charts.CriterionDifficulty(p.criterion, p.humans, p.models) for p in review.criteria],
+            note=difficulty_note,
+        ),
+    )
+
+
+def review_cache_key(competition: Competition, *, resamples: int, fingerprint: str) -> str:
+    """Return the review's cache key (the module docstring explains it)."""
+    return f"ioleval:review:v{CACHE_VERSION}:{competition.pk}:{resamples}:{fingerprint}"
+
+
+def review_cached(
+    *, competition: Competition, resamples: int = 10_000, with_charts: bool = True
+) -> ReviewPage:
+    """Return the review (and its charts) from the cache, building what is missing."""
+    key = review_cache_key(
+        competition, resamples=resamples, fingerprint=review_fingerprint(competition)
+    )
+    review = cache.get(key)
+    if review is None:
+        review = review_build(competition=competition, resamples=resamples)
+        cache.set(key, review, CACHE_SECONDS)
+    drawn = None
+    if with_charts:
+        drawn = cache.get(f"{key}:charts")
+        if drawn is None:
+            drawn = review_charts(review)
+            cache.set(f"{key}:charts", drawn, CACHE_SECONDS)
+    return ReviewPage(review, drawn)
+
+
+# --- wording and numbers -------------------------------------------------------------------
+
+
+def ordinal(n: int) -> str:
+    """Return 1st, 2nd, 3rd, 4th, 11th, 21st..."""
+    if 10 <= n % 100 <= 20:
+        suffix = "th"
+    else:
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def correlation_sentence(c: Correlation) -> str:
+    """Say the correlation in words, or why there is none."""
+    if c.spearman is None:
+        return c.note or "No correlation can be given."
+    low, high = c.spearman_ci or (None, None)
+    interval = f" (95% interval {low:.2f} to {high:.2f})" if low is not None else ""
+    text = (
+        f"Over {c.n} systems, the jury's ranking and the automatic one agree with Spearman "
+        f"rho = {c.spearman:.2f}{interval}, p = {c.spearman_p:.3g}; Pearson r = {c.pearson:.2f}, "
+        f"Kendall tau = {c.kendall:.2f}."
+    )
+    if c.n < 10:
+        text += f" With n = {c.n} the interval is wide: read it rather than the point value."
+    return text
+
+
+def difficulty_sentence(d: CriterionDifficulty) -> str:
+    if d.spearman is None:
+        return d.note or "Criterion difficulty cannot be compared."
+    text = (
+        f"Over {d.n} criteria, what is hard for models and what is hard for contestants "
+        f"agree with Spearman rho = {d.spearman:.2f}, p = {d.spearman_p:.3g}."
+    )
+    if d.harder_for_models:
+        text += " Much harder for models: " + ", ".join(g.code for g in d.harder_for_models) + "."
+    if d.harder_for_humans:
+        text += (
+            " Much harder for contestants: " + ", ".join(g.code for g in d.harder_for_humans) + "."
+        )
+    return text
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _float(value: Decimal | float | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _percent(value: float | None) -> float | None:
+    return None if value is None else value * 100
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    if value is None or not math.isfinite(value):
+        return None
+    return round(value, digits)
+
+
+def _interval(value) -> list[float] | None:
+    if value is None:
+        return None
+    return [_round(value[0]), _round(value[1])]

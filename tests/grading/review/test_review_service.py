@@ -1,0 +1,344 @@
+"""The review service: figures against scipy and hand values, provisional state, degenerate
+cases, a constant number of queries, the cache and its invalidation."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from scipy import stats as sps
+
+from grading.models import Assignment, Contestant, Mark
+from grading.review import services
+from grading.review.selectors import review_data, review_fingerprint
+from grading.review.services import ordinal, review_build, review_cached
+from grading.services import mark_revise
+from puzzles.models import Competition
+from tests.grading.review.builders import (
+    CONTESTANT_SHARES,
+    RUBRICS,
+    external_score,
+    review_competition,
+    system_marks,
+)
+
+pytestmark = pytest.mark.django_db
+D = Decimal
+R = 200  # resamples: enough to exercise the intervals, quick
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def _jury(marks: dict[int, dict[str, str]]) -> float:
+    return float(sum(D(v) for by_code in marks.values() for v in by_code.values()))
+
+
+def _expected_totals() -> dict[str, tuple[float, float]]:
+    """System -> (automatic 0-100, jury total), by hand from the builder's rules."""
+    totals = {"Computed": (100.0, 9.5)}
+    for i in range(4):
+        totals[f"Ext {i}"] = (external_score(i)[0] * 100, _jury(system_marks(i)))
+    return totals
+
+
+def test_figures_per_system_match_hand_values():
+    built = review_competition()
+    review = review_build(competition=built.competition, resamples=R)
+    expected = _expected_totals()
+    assert {s.system: s.auto_score for s in review.systems} == pytest.approx(
+        {name: auto for name, (auto, _) in expected.items()}
+    )
+    assert {s.system: s.jury_total for s in review.systems} == {
+        name: jury for name, (_, jury) in expected.items()
+    }
+    assert expected["Ext 3"][1] == 6.5  # the hand value the placements below rely on
+    by_name = {s.system: s for s in review.systems}
+    # Ranked by jury total, highest first; every system ranks the same under both here.
+    assert [s.system for s in review.systems] == ["Computed", "Ext 3", "Ext 2", "Ext 1", "Ext 0"]
+    assert [s.jury_rank for s in review.systems] == [1, 2, 3, 4, 5]
+    assert [s.auto_rank for s in review.systems] == [1, 2, 3, 4, 5]
+    # Thresholds gold 8, silver 6, bronze 4; contestants 0, 0.7, ..., 6.3.
+    assert [s.medal for s in review.systems] == ["gold", "silver", "bronze", None, None]
+    assert by_name["Ext 2"].equivalent_rank == 3  # 5.6 and 6.3 are higher than 5.5
+    assert by_name["Ext 2"].placement_text == "3rd of 10"
+    assert by_name["Ext 2"].percentile == pytest.approx(80.0)
+    assert by_name["Ext 1"].equivalent_rank == 6  # 3.5 .. 6.3 are higher than 3.0
+    assert by_name["Ext 1"].percentile == pytest.approx(50.0)
+    assert by_name["Ext 0"].placement_text == "10th of 10"
+    assert by_name["Computed"].placement_text == "1st of 10"
+    # External figures are labelled; the computed ones are not; EM and chrF where known.
+    assert [s.external for s in review.systems] == [False, True, True, True, True]
+    assert by_name["Computed"].exact_match == pytest.approx(100.0)
+    assert by_name["Computed"].chrf == pytest.approx(100.0)
+    assert by_name["Ext 0"].exact_match is None
+    # Per problem: problem 1 is worth 5 (2 + 3), problem 2 is worth 5 (4 + 1).
+    assert by_name["Ext 3"].jury_by_problem == {1: 3.5, 2: 3.0}
+    assert by_name["Ext 3"].auto_by_problem == pytest.approx({1: 46.0, 2: 41.0})
+    assert review.jury_maximum == 10.0
+    assert not review.provisional and review.unfinalized == ()
+
+
+def test_correlation_matches_scipy():
+    built = review_competition()
+    review = review_build(competition=built.competition, resamples=R)
+    auto = [s.auto_score for s in review.systems]
+    jury = [s.jury_total for s in review.systems]
+    c = review.correlation
+    assert c.n == 5 and c.resamples == R
+    assert c.spearman == pytest.approx(sps.spearmanr(auto, jury).statistic)
+    assert c.pearson == pytest.approx(sps.pearsonr(auto, jury).statistic)
+    assert c.pearson_p == pytest.approx(sps.pearsonr(auto, jury).pvalue)
+    assert c.kendall == pytest.approx(sps.kendalltau(auto, jury).statistic)
+    assert c.kendall_p == pytest.approx(sps.kendalltau(auto, jury).pvalue)
+    low, high = c.pearson_ci
+    assert low <= c.pearson <= high
+    assert review.ranges.jury == pytest.approx(9.0)
+    assert review.ranges.auto == pytest.approx(90.0)
+    assert review.ranges.sentence == "Jury spans 9.0 points, automatic 90.0."
+    assert "With n = 5 the interval is wide" in review.correlation_sentence
+
+
+def test_divergences_are_on_a_common_scale_and_link_to_the_sheet():
+    built = review_competition()
+    review = review_build(competition=built.competition, resamples=R)
+    first = review.divergent_papers[0]
+    # Ext 2 on problem 2: automatic 29, jury 3 of 5 = 60.
+    assert (first.system, first.problem) == ("Ext 2", 2)
+    assert (first.auto, first.jury, first.difference) == pytest.approx((29.0, 60.0, -31.0))
+    assert first.url == f"/c/rv/jury/problems/2/sheet/#paper-{first.paper}"
+    differences = [abs(d.difference) for d in review.divergent_papers]
+    assert differences == sorted(differences, reverse=True)
+    assert len(review.divergences) == 10  # 5 systems x 2 problems
+
+
+def test_criterion_difficulty_uses_models_final_marks_and_contestants_shares():
+    built = review_competition()
+    review = review_build(competition=built.competition, resamples=R)
+    marks = [{1: {"1a": "2", "1b": "3"}, 2: {"2a": "4", "2b": "0.5"}}]
+    marks += [system_marks(i) for i in range(4)]
+    maxima = {code: D(str(m)) for criteria in RUBRICS.values() for code, m, _ in criteria}
+    models = {
+        f"P{code[0]}.{code}": float(
+            sum(D(m[int(code[0])][code]) / maxima[code] for m in marks) / len(marks)
+        )
+        for code in maxima
+    }
+    humans = {
+        f"P{code[0]}.{code}": 4.5 * k / float(maxima[code]) for code, k in CONTESTANT_SHARES.items()
+    }
+    assert {p.criterion: p.models for p in review.criteria} == pytest.approx(models)
+    assert {p.criterion: p.humans for p in review.criteria} == pytest.approx(humans)
+    d = review.difficulty
+    labels = sorted(models)
+    assert d.n == 4
+    assert d.spearman == pytest.approx(
+        sps.spearmanr([models[x] for x in labels], [humans[x] for x in labels]).statistic
+    )
+    # P1.1a: models 0.5, contestants 0.225, more than the 0.25 margin apart.
+    assert [g.code for g in d.harder_for_humans] == ["P1.1a"]
+
+
+def test_provisional_before_finalization_and_not_after():
+    built = review_competition(finalize=False)
+    paper = built.systems[1].papers.get(problem=built.problems[2])
+    first, second = Assignment.objects.filter(paper=paper).order_by("pk")
+    criterion = paper.problem.rubrics.get().criteria.get(code="2a")
+    mark_revise(assignment=first, criterion=criterion, points="1", reason="second look")
+    # Ext 0 had 0 on 2a from both; now 1 and 0: a discrepancy, counted at their mean 0.5
+    # rounded half up to the step 1 -> 1.
+    review = review_build(competition=built.competition, resamples=R)
+    assert review.provisional and review.unfinalized == (1, 2)
+    ext0 = next(s for s in review.systems if s.system == "Ext 0")
+    assert ext0.jury_by_problem[2] == 1.0
+    assert review.provisional_sentence.startswith("Provisional: problems 1, 2 are not finalized")
+    assert any(n.startswith("1 cell not agreed yet counts the mean") for n in review.notes)
+    data = review.as_json()
+    assert data["provisional"] is True and data["unfinalized_problems"] == [1, 2]
+    assert data["provisional_note"] == review.provisional_sentence
+    mark_revise(assignment=first, criterion=criterion, points="0", reason="agreed after all")
+    for problem in built.problems.values():
+        from grading.services import problem_finalize
+
+        problem_finalize(problem=problem, chair=built.chair)
+    review = review_build(competition=built.competition, resamples=R)
+    assert not review.provisional and review.as_json()["provisional"] is False
+    assert review.provisional_sentence == ""
+    assert review.as_json()["provisional_note"] is None
+
+
+def test_a_cell_without_marks_leaves_the_system_without_a_total():
+    built = review_competition(finalize=False)
+    paper = built.systems[2].papers.get(problem=built.problems[1])
+    Mark.objects.filter(assignment__paper=paper, criterion__code="1a").update(points=None)
+    review = review_build(competition=built.competition, resamples=R)
+    ext1 = next(s for s in review.systems if s.system == "Ext 1")
+    assert ext1.jury_total is None and ext1.jury_by_problem[1] is None
+    assert ext1.medal is None and ext1.equivalent_rank is None
+    assert review.correlation.n == 4 and review.correlation.dropped == 1
+    assert any(paper.code in n and "no jury total yet" in n for n in review.notes)
+
+
+def test_fewer_than_three_systems_no_contestants_no_thresholds_give_sentences():
+    built = review_competition(externals=1, contestants=False, thresholds=False)
+    review = review_build(competition=built.competition, resamples=R)
+    assert review.correlation.spearman is None
+    assert "a correlation needs at least 3" in review.correlation.note
+    assert review.correlation_sentence == review.correlation.note
+    assert all(s.medal is None and s.equivalent_rank is None for s in review.systems)
+    notes = " ".join(review.notes)
+    assert "No medal thresholds are set" in notes
+    assert "No contestant totals have been imported" in notes
+    assert "criterion difficulty cannot be compared" in notes
+    assert review.difficulty.spearman is None and review.difficulty.note
+    data = review.as_json()
+    assert data["correlation"]["spearman"] is None and data["correlation"]["note"]
+    json.dumps(data)  # plain JSON all the way down
+
+
+def test_thresholds_alone_give_medals_without_contestants():
+    built = review_competition(contestants=False)
+    review = review_build(competition=built.competition, resamples=R)
+    assert [s.medal for s in review.systems][:3] == ["gold", "silver", "bronze"]
+    assert all(s.equivalent_rank is None and s.percentile is None for s in review.systems)
+    assert any("medals from the thresholds alone" in n for n in review.notes)
+
+
+def test_no_selected_system():
+    competition = Competition.objects.create(slug="empty", name="Empty")
+    review = review_build(competition=competition, resamples=R)
+    assert review.systems == () and review.divergent_papers == ()
+    assert "No system has been selected for the jury yet." in review.notes
+    assert review.ranges.sentence.startswith("Ranges need at least two systems")
+    assert not review.provisional
+
+
+def test_json_has_the_issue_keys():
+    built = review_competition()
+    data = review_build(competition=built.competition, resamples=R).as_json()
+    for key in ("systems", "correlation", "ranges", "criterion_difficulty", "agreement"):
+        assert key in data
+    assert set(data["systems"][0]) >= {
+        "system",
+        "auto_score",
+        "jury_total",
+        "medal",
+        "equivalent_rank",
+        "percentile",
+        "external",
+    }
+    assert set(data["correlation"]) >= {
+        "n",
+        "spearman",
+        "spearman_p",
+        "spearman_ci",
+        "pearson",
+        "pearson_p",
+        "pearson_ci",
+        "kendall",
+        "kendall_p",
+    }
+    assert set(data["ranges"]) >= {"jury", "auto"}
+    assert set(data["criterion_difficulty"]) >= {"n", "spearman", "spearman_p", "criteria"}
+    assert data["agreement"] == []
+    assert data["systems"][0]["system"] == "Computed" and data["systems"][0]["medal"] == "gold"
+    assert data["systems"][1]["external"] is True
+    assert json.loads(json.dumps(data)) == data
+
+
+def test_the_same_number_of_queries_for_3_and_6_systems():
+    counts = []
+    for slug, externals in (("three", 2), ("six", 5)):
+        built = review_competition(slug=slug, externals=externals)
+        with CaptureQueriesContext(connection) as queries:
+            data = review_data(built.competition)
+        assert len(data.systems) == externals + 1
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
+    assert counts[0] <= 20
+    with CaptureQueriesContext(connection) as queries:
+        review_fingerprint(built.competition)
+    assert len(queries) == 1
+
+
+def test_cache_hit_and_invalidation(monkeypatch):
+    built = review_competition()
+    first = review_cached(competition=built.competition, resamples=R)
+    assert first.charts.scatter.startswith("<svg")
+    calls = []
+    real = services.review_build
+    monkeypatch.setattr(services, "review_build", lambda **kw: calls.append(kw) or real(**kw))
+    with CaptureQueriesContext(connection) as queries:
+        again = review_cached(competition=built.competition, resamples=R)
+    assert len(queries) == 1  # the fingerprint only
+    assert calls == [] and again.review == first.review and again.charts == first.charts
+
+    # A juror revises a mark: the review is built again and shows it.
+    paper = built.systems[1].papers.get(problem=built.problems[1])
+    criterion = paper.problem.rubrics.get().criteria.get(code="1a")
+    from grading.services import problem_reopen
+
+    problem_reopen(problem=paper.problem, chair=built.chair)
+    for assignment in Assignment.objects.filter(paper=paper):
+        mark_revise(assignment=assignment, criterion=criterion, points="2", reason="recount")
+    changed = review_cached(competition=built.competition, resamples=R)
+    assert len(calls) == 1
+    ext0 = next(s for s in changed.review.systems if s.system == "Ext 0")
+    assert ext0.jury_total == 2.5 and changed.review.provisional
+
+    # Thresholds and contestants are part of the key too.
+    before = review_fingerprint(built.competition)
+    Competition.objects.filter(pk=built.competition.pk).update(gold_threshold=D(9))
+    after_thresholds = review_fingerprint(built.competition)
+    Contestant.objects.filter(competition=built.competition).first().delete()
+    after_contestants = review_fingerprint(built.competition)
+    assert len({before, after_thresholds, after_contestants}) == 3
+
+
+def test_review_build_timing_is_small():
+    """Not a guarantee (benchmarks/ measures): the small competition builds well under 1 s."""
+    import time
+
+    built = review_competition(externals=5)
+    start = time.perf_counter()
+    review_build(competition=built.competition, resamples=10_000)
+    assert time.perf_counter() - start < 5
+
+
+def test_ordinals():
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111, 255)] == [
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "101st",
+        "111th",
+        "255th",
+    ]
+
+
+def test_rescoring_and_answer_key_changes_move_the_fingerprint():
+    from puzzles.services import competition_rescore
+
+    built = review_competition(externals=1)
+    before = review_fingerprint(built.competition)
+    competition_rescore(competition=built.competition)  # new scores: outputs' updated_at moves
+    rescored = review_fingerprint(built.competition)
+    task = built.problems[1].tasks.get()
+    task.weight = 2.0
+    task.save()  # the tasks' history moves
+    reweighted = review_fingerprint(built.competition)
+    assert len({before, rescored, reweighted}) == 3

@@ -1,0 +1,120 @@
+"""The review page and its JSON: who may see them, what they show, the charts inline."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from grading.models import Assignment
+from tests.grading.factories import AssignmentFactory, JurorFactory, PaperFactory
+from tests.grading.review.builders import review_competition
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def built(db):
+    return review_competition(finalize=False)
+
+
+def _urls(slug: str = "rv") -> list[str]:
+    return [
+        reverse("grading:review", args=[slug]),
+        reverse("grading:review", args=[slug]) + "?format=json",
+        reverse("grading:review_json", args=[slug]),
+    ]
+
+
+def test_a_juror_gets_403_everywhere(client, built):
+    juror = built.jurors[1][0]
+    client.force_login(juror)
+    for url in _urls():
+        response = client.get(url)
+        assert response.status_code == 403, url
+        assert b"Ext 0" not in response.content
+
+
+def test_a_user_without_a_role_gets_403_and_anonymous_goes_to_login(client, built):
+    for url in _urls():
+        assert client.get(url).status_code == 302
+    client.force_login(JurorFactory(roles=[]))
+    for url in _urls():
+        assert client.get(url).status_code == 403
+
+
+def test_the_organizer_sees_the_page(organizer_client, built):
+    response = organizer_client.get(reverse("grading:review", args=["rv"]))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Result review · Review rv" in page
+    assert "Provisional: problems 1, 2 are not finalized yet" in page
+    assert 'class="pill"' in page and "external" in page  # external systems labelled
+    assert "Spearman rho" in page and "n = 5" in page
+    assert "Jury spans 9.0 points, automatic 90.0." in page
+    assert "3rd of 10" in page
+    assert page.count("<svg") == 4  # the four charts, inline
+    assert "&lt;svg" not in page  # not escaped
+    assert reverse("grading:review_inputs", args=["rv"]) in page
+    assert "/c/rv/jury/problems/2/sheet/#paper-" in page
+
+
+def test_system_names_are_escaped_outside_the_charts(organizer_client, built):
+    system = built.systems[1]
+    system.name = "<script>alert(1)</script>"
+    system.save()
+    page = organizer_client.get(reverse("grading:review", args=["rv"])).content.decode()
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_the_chair_sees_the_page_and_the_json(client, built):
+    client.force_login(built.chair)
+    assert client.get(reverse("grading:review", args=["rv"])).status_code == 200
+    for url in _urls()[1:]:
+        response = client.get(url)
+        assert response.status_code == 200
+        assert response["Content-Type"] == "application/json"
+        data = response.json()
+        assert data["provisional"] is True
+        assert data["systems"][0]["system"] == "Computed"
+        assert data["agreement"] == []
+
+
+def test_a_chair_still_grading_waits(client, built):
+    paper = PaperFactory(problem=built.problems[1], system__competition=built.competition)
+    AssignmentFactory(paper=paper, juror=built.chair)
+    client.force_login(built.chair)
+    for url in _urls():
+        assert client.get(url).status_code == 403
+    Assignment.objects.filter(juror=built.chair).delete()
+    assert client.get(_urls()[0]).status_code == 200
+
+
+def test_unknown_competition_is_404(organizer_client, built):
+    assert organizer_client.get(reverse("grading:review", args=["nope"])).status_code == 404
+
+
+def test_post_is_refused(organizer_client, built):
+    assert organizer_client.post(reverse("grading:review", args=["rv"])).status_code == 405
+
+
+def test_linked_from_the_competition_and_jury_pages(organizer_client, built):
+    url = reverse("grading:review", args=["rv"])
+    for page in ("puzzles:competition", "grading:jury"):
+        assert url in organizer_client.get(reverse(page, args=["rv"])).content.decode()
+
+
+def test_linked_from_the_chairs_home(client, built):
+    client.force_login(built.chair)
+    assert (
+        reverse("grading:review", args=["rv"])
+        in client.get(reverse("grading:home")).content.decode()
+    )
