@@ -178,7 +178,7 @@ def _assemble(
 
     def row(label: str, key: str | int, attr: str, external: bool = False) -> TagRow:
         cells = tuple(
-            TagCell(name, tuple(p for p in tagged[tag_id] if getattr(p, attr) == key))
+            TagCell(name, tuple(p for p in tagged.get(tag_id, ()) if getattr(p, attr) == key))
             for tag_id, name in tags
         )
         graded = sum(1 for p in papers if p.graded and getattr(p, attr) == key)
@@ -193,7 +193,7 @@ def _assemble(
         row(f"Problem {number}", number, "problem")
         for number in sorted({p.problem for p in papers})
     )
-    totals = tuple(TagCell(name, tuple(tagged[tag_id])) for tag_id, name in tags)
+    totals = tuple(TagCell(name, tuple(tagged.get(tag_id, ()))) for tag_id, name in tags)
     graded = sum(1 for p in papers if p.graded)
     note = None
     if not tags:
