@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import F
+from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Q
 
 from puzzles.models import Competition
 
@@ -157,31 +157,42 @@ class _Submitted:
 
 
 def _marks_as_submitted(
-    submitted: dict[int, _Submitted], current: dict[tuple[int, int], Decimal | None], competition
+    current: dict[tuple[int, int], Decimal | None], competition
 ) -> dict[tuple[int, int], Decimal | None]:
     """Return each submitted mark (assignment id, criterion id) as it was when submitted.
 
-    That is the mark's last recorded version at or before the submission; without one (marks
-    imported into a submitted paper are written just after it), its first recorded version;
-    without any history (bulk-written data), the mark as it stands."""
-    before: dict[tuple[int, int], Decimal | None] = {}
-    first: dict[tuple[int, int], Decimal | None] = {}
+    Only marks with a version recorded after the submission can differ (a revision, or marks
+    imported into a submitted paper, which are written just after it); for those, the last
+    version at or before the submission, else the first version. Every other mark, including
+    bulk-written ones without history, is taken as it stands."""
+    History = Mark.history.model
+    later = History.objects.filter(
+        id=OuterRef("id"), history_date__gt=OuterRef("assignment__submitted_at")
+    )
     rows = (
-        Mark.history.filter(
+        History.objects.filter(
+            Exists(later),
             assignment__paper__problem__competition=competition,
             assignment__submitted_at__isnull=False,
             history_type__in=("+", "~"),
         )
-        .annotate(on_time=F("assignment__submitted_at"))
+        .annotate(
+            on_time=ExpressionWrapper(
+                Q(history_date__lte=F("assignment__submitted_at")), output_field=BooleanField()
+            )
+        )
         .order_by("history_date", "history_id")
-        .values_list("assignment_id", "criterion_id", "points", "history_date", "on_time")
+        .values_list("assignment_id", "criterion_id", "points", "on_time")
     )
-    for assignment_id, criterion_id, points, when, submitted_at in rows:
+    before: dict[tuple[int, int], Decimal | None] = {}
+    first: dict[tuple[int, int], Decimal | None] = {}
+    for assignment_id, criterion_id, points, on_time in rows:
         key = (assignment_id, criterion_id)
         first.setdefault(key, points)
-        if when <= submitted_at:
+        if on_time:
             before[key] = points
-    return {key: before.get(key, first.get(key, value)) for key, value in current.items()}
+    changed = first.keys() & current.keys()
+    return current | {key: before.get(key, first[key]) for key in changed}
 
 
 def problem_agreement(
@@ -232,7 +243,7 @@ def problem_agreement(
             assignment__submitted_at__isnull=False,
         ).values_list("assignment_id", "criterion_id", "points")
     )
-    first_marks = _marks_as_submitted(submitted, current, competition)
+    first_marks = _marks_as_submitted(current, competition)
     decisions: dict[Cell, Decimal] = {
         (p, c): points
         for p, c, points in Resolution.objects.filter(
