@@ -163,7 +163,7 @@ def _marks_as_submitted(
 
     Only marks with a version recorded after the submission can differ (a revision, or marks
     imported into a submitted paper, which are written just after it); for those, the last
-    version at or before the submission, else the first version. Every other mark, including
+    version at or before the submission, else the first version with points after it. Every other mark, including
     bulk-written ones without history, is taken as it stands."""
     History = Mark.history.model
     later = History.objects.filter(
@@ -188,11 +188,12 @@ def _marks_as_submitted(
     first: dict[tuple[int, int], Decimal | None] = {}
     for assignment_id, criterion_id, points, on_time in rows:
         key = (assignment_id, criterion_id)
-        first.setdefault(key, points)
         if on_time:
             before[key] = points
-    changed = first.keys() & current.keys()
-    return current | {key: before.get(key, first[key]) for key in changed}
+        elif points is not None:  # get_or_create writes an empty version first
+            first.setdefault(key, points)
+    changed = (before.keys() | first.keys()) & current.keys()
+    return current | {key: before[key] if key in before else first[key] for key in changed}
 
 
 def problem_agreement(

@@ -3,6 +3,7 @@ statistics on the same marks, deviations from the final marks, drafts left out, 
 
 from __future__ import annotations
 
+import io
 import json
 from decimal import Decimal
 
@@ -10,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from grading.models import Criterion
+from grading.models import Assignment, Criterion
 from grading.review.agreement import problem_agreement
 from grading.review.stats import (
     RaterDeviation,
@@ -18,7 +19,13 @@ from grading.review.stats import (
     icc_2k,
     krippendorff_alpha_interval,
 )
-from grading.services import criterion_decide, mark_revise, problem_finalize, problem_reopen
+from grading.services import (
+    criterion_decide,
+    mark_revise,
+    marks_import,
+    problem_finalize,
+    problem_reopen,
+)
 from tests.grading.factories import (
     ChairFactory,
     JurorFactory,
@@ -145,6 +152,33 @@ def test_deviations_from_the_final_marks_with_their_sentences(jury):
     assert anna.sentence == deviation_sentence(RaterDeviation("Anna Berg", 0.0625, 0.0625, 8))
     assert anna.sentence == "marks in line with the agreed marks (+0.06 points on average, n = 8)"
     assert other.sentence.startswith("marks in line with the agreed marks (-0.19 points")
+
+
+def test_marks_count_as_first_submitted_through_repeated_revisions_and_imports(db):
+    competition = CompetitionFactory(slug="history")
+    problem = ProblemFactory(competition=competition, number=1)
+    rubric_with(problem, ("a", 4, 1))
+    system = SystemFactory(competition=competition, name="S")
+    # Imported marks are written just after their assignment is marked submitted.
+    marks_import(
+        competition=competition,
+        stream=io.StringIO("system,problem,criterion,juror,points\nS,1,a,imp1,1\nS,1,a,imp2,4\n"),
+    )
+    found = problem_agreement(competition, resamples=RESAMPLES)[0]
+    assert (found.discrepancy.discrepant, found.revised) == (1, 0)
+    # A re-import and two revisions later the jurors agree; as first submitted they did not.
+    marks_import(
+        competition=competition,
+        stream=io.StringIO("system,problem,criterion,juror,points\nS,1,a,imp1,2\n"),
+    )
+    assignment = Assignment.objects.get(paper__system=system, juror__username="imp2")
+    criterion = Criterion.objects.get(rubric__problem=problem, code="a")
+    for points in ("3", "2"):
+        mark_revise(assignment=assignment, criterion=criterion, points=points, reason="talked")
+    found = problem_agreement(competition, resamples=RESAMPLES)[0]
+    assert (found.discrepancy.discrepant, found.discrepancy.compared, found.revised) == (1, 1, 2)
+    assert [(j.name, j.mean) for j in found.jurors] == [("imp1", -1.0), ("imp2", 2.0)]
+    assert "2 submitted marks were revised since" in found.note
 
 
 def test_severity_is_worded_for_the_chair(db):
