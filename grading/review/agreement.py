@@ -67,6 +67,7 @@ class CriterionAgreement:
     n_cells: int  # cells with at least two submitted marks (alpha's units)
     icc: float | None = None
     icc_ci: Interval | None = None
+    resamples: int = 0  # bootstrap resamples behind the intervals
     note: str | None = None
 
     def as_json(self) -> dict:
@@ -80,6 +81,7 @@ class CriterionAgreement:
             "icc": self.icc,
             "icc_ci": _pair(self.icc_ci),
             "n_cells": self.n_cells,
+            "resamples": self.resamples,
             "note": self.note,
         }
 
@@ -121,6 +123,7 @@ class ProblemAgreement:
             "icc": self.icc.value,
             "icc_ci": _pair(self.icc.ci),
             "icc_k": self.k,
+            "resamples": self.alpha.resamples,
             "alpha_note": self.alpha.note,
             "icc_note": self.icc.note,
             "discrepancy_rate": self.discrepancy.rate,
@@ -201,10 +204,15 @@ def problem_agreement(
     *,
     resamples: int = 2_000,
     seed: int = 2026,
+    criterion_resamples: int | None = None,
     criterion_icc: bool = False,
 ) -> list[ProblemAgreement]:
     """Return the juror agreement of every problem with papers, in problem order, in a constant
-    number of queries (9). Per criterion, ICC is added only when asked (it doubles the time)."""
+    number of queries (9). Per criterion, the intervals use criterion_resamples (default: at
+    most 2,000, as many criteria cost as much again as their problem) and ICC is added only
+    when asked."""
+    if criterion_resamples is None:
+        criterion_resamples = min(resamples, 2_000)
     problems = list(competition.problems.order_by("number"))
     juries = {j.problem_id: j for j in ProblemJury.objects.filter(problem__in=problems)}
     criteria_of = current_rubrics(problems)
@@ -278,6 +286,7 @@ def problem_agreement(
                 decisions=decisions,
                 labels=labels,
                 resamples=resamples,
+                criterion_resamples=criterion_resamples,
                 seed=seed,
                 criterion_icc=criterion_icc,
             )
@@ -308,6 +317,7 @@ def _problem(
     decisions: dict,
     labels: dict[int, str],
     resamples: int,
+    criterion_resamples: int,
     seed: int,
     criterion_icc: bool,
 ) -> ProblemAgreement:
@@ -394,7 +404,7 @@ def _problem(
             units[code],
             rows[code],
             counted[code],
-            resamples=resamples,
+            resamples=criterion_resamples,
             seed=seed,
             with_icc=criterion_icc and bool(k),
         )
@@ -456,6 +466,7 @@ def _criterion(
         n_cells=alpha.units,
         icc=icc.value if icc else None,
         icc_ci=icc.ci if icc else None,
+        resamples=resamples,
         note=_join([alpha.note, icc.note if icc else None]),
     )
 

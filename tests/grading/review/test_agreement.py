@@ -136,6 +136,10 @@ def test_alpha_and_icc_are_the_statistics_of_the_submitted_marks(jury):
     )
     assert b.alpha == krippendorff_alpha_interval(UNITS["b"], resamples=RESAMPLES).value
     assert a.icc is None  # per criterion only when asked
+    assert a.resamples == RESAMPLES
+    fewer = problem_agreement(competition, resamples=RESAMPLES, criterion_resamples=50)[0]
+    assert fewer.alpha == first.alpha and fewer.criteria[0].resamples == 50
+    assert fewer.criteria[0].alpha_ci == (krippendorff_alpha_interval(UNITS["a"], resamples=50).ci)
     with_icc = problem_agreement(competition, resamples=RESAMPLES, criterion_icc=True)[0]
     assert with_icc.criteria[0].icc == icc_2k(UNITS["a"], resamples=RESAMPLES).value
 
