@@ -47,10 +47,11 @@ def coincidence_matrix(units: Sequence[Sequence[object]]) -> tuple[np.ndarray, n
     (Krippendorff 2011, section C): each unit with m >= 2 values adds, for every ordered pair
     of its values (c, k) taken from two different raters, 1 / (m - 1) to o[c, k]."""
     pairable = [u for u in (present(u) for u in units) if len(u) >= 2]
-    values = np.array(sorted({v for u in pairable for v in u}))
+    flat = np.array([v for u in pairable for v in u], dtype=float)
+    rows = np.repeat(np.arange(len(pairable)), [len(u) for u in pairable])
+    values = np.unique(flat)
     counts = np.zeros((len(pairable), len(values)))  # counts[u, c]: how often unit u has c
-    for row, unit in enumerate(pairable):
-        np.add.at(counts[row], np.searchsorted(values, unit), 1)
+    np.add.at(counts, (rows, np.searchsorted(values, flat)), 1)
     weight = 1 / (counts.sum(axis=1) - 1)
     o = (counts * weight[:, None]).T @ counts - np.diag(weight @ counts)
     return values, o
@@ -115,12 +116,16 @@ def _alpha_weighted(pairable: list[list[float]]):
     deviations from the unit's mean), and over all pairs of pairable values it is 2 (n Q - S^2)
     (S, Q: sum and sum of squares), so alpha = 1 - (n - 1) sum(m SS / (m - 1)) / (n Q - S^2):
     per-unit sums that a resample adds up with its draw counts as weights."""
-    centre = np.mean([v for u in pairable for v in u])
-    units = [np.array(u) - centre for u in pairable]
-    m = np.array([len(u) for u in units], dtype=float)
-    s = np.array([u.sum() for u in units])
-    q = np.array([(u * u).sum() for u in units])
-    d = np.array([len(u) * ((u - u.mean()) ** 2).sum() / (len(u) - 1) for u in units])
+    # One flat array with each value's unit index, so that the per-unit sums are bincounts
+    # (a Python loop over thousands of units cost more than the bootstrap's matrix products).
+    flat = np.array([v for u in pairable for v in u], dtype=float)
+    flat -= flat.mean()
+    unit = np.repeat(np.arange(len(pairable)), [len(u) for u in pairable])
+    m = np.bincount(unit, minlength=len(pairable)).astype(float)
+    s = np.bincount(unit, weights=flat, minlength=len(pairable))
+    q = np.bincount(unit, weights=flat * flat, minlength=len(pairable))
+    ss = np.bincount(unit, weights=(flat - (s / m)[unit]) ** 2, minlength=len(pairable))
+    d = m * ss / (m - 1)
 
     def alpha(w: np.ndarray) -> np.ndarray:
         n, big_s, big_q, big_d = w @ m, w @ s, w @ q, w @ d

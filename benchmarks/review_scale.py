@@ -1,0 +1,285 @@
+"""Benchmark: juror agreement and observation tags of the result review at IOL scale.
+
+    .venv/bin/python benchmarks/review_scale.py
+        [--database-url postgres://postgres@127.0.0.1:5432/ioleval_reviewbench]
+        [--papers 300] [--problems 5] [--jurors-per-paper 2] [--criteria 8]
+        [--group-size 15] [--repeats 3] [--seed 2026] [--blas-threads 1] [--keep] [--json]
+
+What the script does:
+
+1. **Database.** Creates the PostgreSQL database named by --database-url (dropping it first),
+   migrates, and drops it at the end unless --keep; as benchmarks/jury_scale.py, whose
+   helpers it uses, it only talks to 127.0.0.1.
+2. **The jury (untimed).** The same builders as jury_scale.py (`build_board`, `build_jury`):
+   --problems problems, --papers systems with one paper per problem, --criteria criteria per
+   rubric, --jurors-per-paper jurors per paper, a few chair's decisions and observation tags.
+   Then every paper is completed and submitted (the review is read once the jury has graded),
+   each mark gets the history row the grading page would have written before submission,
+   and one discrepant cell in four is settled by a revision after submission (so that the
+   marks as first submitted differ from the marks as they stand). ANALYZE.
+3. **Measures.** The SQL queries of `problem_agreement` and `tag_counts`, then the wall time
+   of `problem_agreement` with 2,000 and with 10,000 bootstrap resamples (whole problems and
+   per criterion; also with per-criterion ICC), with 0 resamples (the loading and point
+   estimates alone), and of `tag_counts`: --repeats runs each, min and median in ms.
+
+Exit status: 0 done; 3 a setup error. The figures of a run are in benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from jury_scale import (  # noqa: E402  (a sibling script, not a package)
+    SetupError,
+    analyze,
+    build_board,
+    build_jury,
+    django_setup,
+    load_average,
+    pg_drop,
+    pg_recreate,
+)
+
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/ioleval_reviewbench"
+SLUG = "reviewbench"
+
+
+def complete_jury(board, rng) -> dict:
+    """Submit every assignment with every criterion marked, write each mark's history as the
+    grading page would have before submission, and revise one discrepant cell in four."""
+    from django.utils import timezone
+
+    from grading.models import Assignment, Mark
+
+    now = timezone.now()
+    Assignment.objects.filter(paper__problem__competition=board.competition).update(
+        submitted_at=now
+    )
+    assignments = list(
+        Assignment.objects.filter(paper__problem__competition=board.competition).values_list(
+            "pk", "paper__problem_id"
+        )
+    )
+    have = set(
+        Mark.objects.filter(assignment__paper__problem__competition=board.competition).values_list(
+            "assignment_id", "criterion_id"
+        )
+    )
+    missing = [
+        Mark(
+            assignment_id=a,
+            criterion_id=c.pk,
+            points=c.step * rng.randint(0, int(c.maximum / c.step)),
+        )
+        for a, problem_id in assignments
+        for c in board.criteria[problem_id]
+        if (a, c.pk) not in have
+    ]
+    Mark.objects.bulk_create(missing, batch_size=5000)
+
+    marks = list(
+        Mark.objects.filter(assignment__paper__problem__competition=board.competition)
+        .select_related("assignment")
+        .order_by("assignment__paper_id", "criterion_id", "assignment_id")
+    )
+    History = Mark.history.model
+    before = now - timedelta(minutes=30)
+    History.objects.bulk_create(
+        (
+            History(
+                id=m.pk,
+                assignment_id=m.assignment_id,
+                criterion_id=m.criterion_id,
+                points=m.points,
+                comment=m.comment,
+                history_date=before,
+                history_type="+",
+            )
+            for m in marks
+        ),
+        batch_size=5000,
+    )
+    # Revisions after discussion: the later juror moves to the earlier juror's mark.
+    revised = []
+    cells: dict[tuple[int, int], list] = {}
+    for m in marks:
+        cells.setdefault((m.assignment.paper_id, m.criterion_id), []).append(m)
+    for ms in cells.values():
+        if len(ms) >= 2 and ms[0].points != ms[1].points and rng.random() < 0.25:
+            ms[1].points = ms[0].points
+            revised.append(ms[1])
+    Mark.objects.bulk_update(revised, ["points"], batch_size=5000)
+    History.objects.bulk_create(
+        History(
+            id=m.pk,
+            assignment_id=m.assignment_id,
+            criterion_id=m.criterion_id,
+            points=m.points,
+            comment=m.comment,
+            history_date=now + timedelta(minutes=30),
+            history_type="~",
+            history_change_reason="agreed in discussion",
+        )
+        for m in revised
+    )
+    return {
+        "marks_added": len(missing),
+        "history_rows": len(marks) + len(revised),
+        "revised": len(revised),
+    }
+
+
+def timed(fn, repeats: int) -> dict:
+    """Return min and median wall time and the median CPU time of this process (the machine's
+    other load shows in the wall time, less in the CPU time; numpy's threads add to it)."""
+    runs, cpu = [], []
+    for _ in range(repeats):
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        runs.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
+    return {
+        "min_ms": round(min(runs), 1),
+        "median_ms": round(statistics.median(runs), 1),
+        "cpu_median_ms": round(statistics.median(cpu), 1),
+    }
+
+
+def queries(fn) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        fn()
+    return len(captured)
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
+    p.add_argument("--papers", type=int, default=300)
+    p.add_argument("--problems", type=int, default=5)
+    p.add_argument("--jurors-per-paper", type=int, default=2)
+    p.add_argument("--criteria", type=int, default=8)
+    p.add_argument("--group-size", type=int, default=15)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument(
+        "--blas-threads",
+        type=int,
+        default=1,
+        help="OPENBLAS_NUM_THREADS (default 1: on two shared cores more threads only slow "
+        "the bootstrap down; 0 leaves the environment alone)",
+    )
+    p.add_argument("--keep", action="store_true", help="keep the database")
+    p.add_argument("--json", action="store_true", help="print the results as JSON only")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.blas_threads:  # before numpy is first imported (in django_setup's apps)
+        os.environ["OPENBLAS_NUM_THREADS"] = str(args.blas_threads)
+    say = (lambda *a: None) if args.json else (lambda *a: print(*a, flush=True))
+    created = False
+    try:
+        pg_recreate(args.database_url)
+        created = True
+        result = run(args, say)
+    except SetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    finally:
+        if "django" in sys.modules:
+            from django.db import connections
+
+            connections.close_all()
+        if created and not args.keep:
+            pg_drop(args.database_url)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+def run(args, say) -> dict:
+    result: dict = {"load_average_at_start": load_average()}
+    django_setup(args.database_url, "memory://")
+    from grading.review.agreement import problem_agreement
+    from grading.review.observations import tag_counts
+
+    t0 = time.perf_counter()
+    rng = random.Random(args.seed)
+    board = build_board(
+        slug=SLUG,
+        prefix="R",
+        n_problems=args.problems,
+        n_systems=args.papers,
+        n_criteria=args.criteria,
+        rng=rng,
+    )
+    build_jury(board, group_size=args.group_size, per_paper=args.jurors_per_paper, rng=rng)
+    board.counts.update(complete_jury(board, rng))
+    analyze()
+    result["build_s"] = round(time.perf_counter() - t0, 1)
+    result["counts"] = board.counts
+    competition = board.competition
+    say(f"load average {result['load_average_at_start']}; build {result['build_s']} s")
+    say("data: " + ", ".join(f"{k} {v}" for k, v in board.counts.items()))
+
+    found = problem_agreement(competition, resamples=0)
+    result["queries"] = {
+        "problem_agreement": queries(lambda: problem_agreement(competition, resamples=0)),
+        "tag_counts": queries(lambda: tag_counts(competition)),
+    }
+    say(
+        f"queries: problem_agreement {result['queries']['problem_agreement']},"
+        f" tag_counts {result['queries']['tag_counts']}"
+    )
+    cases = {
+        "agreement, 0 resamples (loading + point estimates)": dict(resamples=0),
+        "agreement, 2,000 resamples": dict(resamples=2_000),
+        "agreement, 10,000 resamples": dict(resamples=10_000),
+        "agreement, 10,000 resamples, 10,000 per criterion": dict(
+            resamples=10_000, criterion_resamples=10_000
+        ),
+        "agreement, 2,000 resamples, per-criterion ICC": dict(resamples=2_000, criterion_icc=True),
+        "agreement, 10,000 resamples, per-criterion ICC": dict(
+            resamples=10_000, criterion_icc=True
+        ),
+    }
+    result["times"] = {}
+    for label, kwargs in cases.items():
+        result["times"][label] = timed(
+            lambda kw=kwargs: problem_agreement(competition, **kw), args.repeats
+        )
+        say(f"{label}: {result['times'][label]}")
+    result["times"]["tag_counts"] = timed(lambda: tag_counts(competition), args.repeats)
+    say(f"tag_counts: {result['times']['tag_counts']}")
+    result["figures"] = [
+        {
+            k: v
+            for k, v in p.as_json().items()
+            if k in ("problem", "alpha", "icc", "discrepancy_rate", "compared", "revised")
+        }
+        for p in found
+    ]
+    for f in result["figures"]:
+        say(
+            f"problem {f['problem']}: "
+            + ", ".join(f"{k} {v}" for k, v in f.items() if k != "problem")
+        )
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
