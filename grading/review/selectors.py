@@ -31,6 +31,7 @@ from ..models import (
     Criterion,
     Mark,
     Paper,
+    PaperTag,
     ProblemJury,
     Resolution,
     Rubric,
@@ -245,7 +246,7 @@ def review_fingerprint(competition: Competition) -> str:
     """Return a digest of everything the review reads, in one query.
 
     Any write the review would show changes it: marks (count, latest id and update),
-    submissions, papers, decisions, finalizations and tolerances, rubrics and criteria,
+    submissions, papers, decisions, observation tags, finalizations and tolerances, rubrics and criteria,
     contestants and their points, imported and computed automatic figures (outputs' latest
     update: rescoring and re-imports touch it), answer-key and weight changes (the tasks'
     history), systems, and the thresholds.
@@ -259,6 +260,7 @@ def review_fingerprint(competition: Competition) -> str:
         ),
         "paper": Paper.objects.filter(problem__competition=pk),
         "resolution": Resolution.objects.filter(paper__problem__competition=pk),
+        "tag": PaperTag.objects.filter(assignment__paper__problem__competition=pk),
         "jury": ProblemJury.objects.filter(problem__competition=pk),
         "final": ProblemJury.objects.filter(problem__competition=pk, finalized_at__isnull=False),
         "rubric": Rubric.objects.filter(problem__competition=pk),
@@ -284,6 +286,8 @@ def review_fingerprint(competition: Competition) -> str:
         "paper_id": ("paper", "MAX", "id"),
         "resolutions": ("resolution", "COUNT", "id"),
         "decided_at": ("resolution", "MAX", "decided_at"),
+        "tags": ("tag", "COUNT", "id"),
+        "tag_id": ("tag", "MAX", "id"),
         "finalized": ("final", "COUNT", "id"),
         "finalized_at": ("final", "MAX", "finalized_at"),
         "tolerance": ("jury", "SUM", "tolerance"),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from django.core.cache import cache
@@ -26,6 +26,8 @@ from django.urls import reverse
 from puzzles.models import Competition
 
 from . import charts
+from .agreement import ProblemAgreement, problem_agreement
+from .observations import TagCounts, tag_counts
 from .selectors import ReviewData, review_data, review_fingerprint
 from .stats import (
     Correlation,
@@ -134,8 +136,10 @@ class Review:
     unfinalized: tuple[int, ...]
     notes: tuple[str, ...]
     resamples: int
-    # Juror agreement per problem: grading.review.agreement fills it in.
-    agreement: tuple = field(default_factory=tuple)
+    # Juror agreement per problem (grading.review.agreement) and the jury's observation tags
+    # (grading.review.observations); review_build adds them, they need their own queries.
+    agreement: tuple[ProblemAgreement, ...] = field(default_factory=tuple)
+    observations: TagCounts | None = None
 
     @property
     def provisional_sentence(self) -> str:
@@ -241,8 +245,8 @@ class Review:
                 "margin": d.margin,
                 "note": d.note,
             },
-            # Per problem alpha, icc, discrepancy_rate and jurors: grading.review.agreement.
-            "agreement": list(self.agreement),
+            "agreement": [a.as_json() for a in self.agreement],
+            "observations": self.observations.as_json() if self.observations else None,
             "notes": list(self.notes),
         }
 
@@ -255,6 +259,7 @@ class ReviewCharts:
     divergence: str
     placement: str
     difficulty: str
+    agreement: str = ""
 
 
 @dataclass(frozen=True)
@@ -268,7 +273,12 @@ class ReviewPage:
 
 def review_build(*, competition: Competition, resamples: int = 10_000) -> Review:
     """Compute the review of a competition from its marks as they stand."""
-    return review_from_data(review_data(competition), resamples=resamples)
+    review = review_from_data(review_data(competition), resamples=resamples)
+    return replace(
+        review,
+        agreement=tuple(problem_agreement(competition, resamples=resamples, seed=SEED)),
+        observations=tag_counts(competition),
+    )
 
 
 def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
@@ -514,6 +524,12 @@ def review_charts(review: Review) -> ReviewCharts:
         difficulty=charts.difficulty_scatter(
             [charts.CriterionDifficulty(p.criterion, p.humans, p.models) for p in review.criteria],
             note=difficulty_note,
+        ),
+        agreement=charts.agreement_bars(
+            [
+                charts.Agreement(f"P{a.problem}", a.alpha.value, a.alpha.ci, a.icc.value, a.icc.ci)
+                for a in review.agreement
+            ]
         ),
     )
 

@@ -60,7 +60,9 @@ def test_the_organizer_sees_the_page(organizer_client, built):
     assert "Spearman rho" in page and "n = 5" in page
     assert "Jury spans 9.0 points, automatic 90.0." in page
     assert "3rd of 10" in page
-    assert page.count("<svg") == 4  # the four charts, inline
+    assert page.count("<svg") == 5  # the five charts, inline
+    assert "Juror agreement" in page and "Krippendorff" in page
+    assert "points above the agreed marks" in page or "in line with the agreed marks" in page
     assert "&lt;svg" not in page  # not escaped
     assert reverse("grading:review_inputs", args=["rv"]) in page
     assert "/c/rv/jury/problems/2/sheet/#paper-" in page
@@ -85,7 +87,8 @@ def test_the_chair_sees_the_page_and_the_json(client, built):
         data = response.json()
         assert data["provisional"] is True
         assert data["systems"][0]["system"] == "Computed"
-        assert data["agreement"] == []
+        assert [a["problem"] for a in data["agreement"]] == [1, 2]
+        assert all(a["provisional"] for a in data["agreement"])
 
 
 def test_a_chair_still_grading_waits(client, built):
