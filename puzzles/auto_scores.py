@@ -81,7 +81,8 @@ def auto_scores(
             )
             continue
         figures = imported.get(system.id, {})
-        per_problem = {n: f for n, f in sorted(figures.items()) if n is not None}
+        # The whole competition's figures sit under None, which does not sort with numbers.
+        per_problem = {n: figures[n] for n in sorted(n for n in figures if n is not None)}
         source = EXTERNAL if figures else NONE
         result.append(
             AutoScore(system.id, system.name, system.tier, source, figures.get(None), per_problem)

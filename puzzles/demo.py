@@ -9,12 +9,18 @@ import csv
 import io
 import json
 import tempfile
+from decimal import Decimal
 from pathlib import Path
 
 from django.db import transaction
 
 from .models import Competition, Problem, System
-from .services import competition_import_iolai, outputs_import_jsonl
+from .services import (
+    competition_import_iolai,
+    competition_set_thresholds,
+    outputs_import_jsonl,
+    system_scores_import,
+)
 
 DEMO_SLUG = "demo"
 
@@ -181,6 +187,22 @@ EXPLANATIONS = {
 
 RAW_SYSTEM = "Frontier-C (raw text)"
 
+# A frontier model the organizers ran with another harness: no outputs here, only its
+# automatic figures (0-1), for the whole competition and per problem.
+EXTERNAL_SYSTEM = "Frontier-X (held elsewhere)"
+EXTERNAL_SCORES = [
+    # (problem or None, score, exact_match, chrf)
+    (None, 0.71, 0.62, 0.81),
+    (1, 0.78, 0.67, 0.9),
+    (2, 0.74, 0.67, 0.82),
+    (3, 0.6, 0.5, 0.72),
+]
+
+# Every problem's rubric (grading/demo.py) is worth 10 points: 30 in all, and the medal
+# thresholds are set within that.
+PROBLEM_POINTS = 10
+THRESHOLDS = {"gold": 24, "silver": 19, "bronze": 14, "honourable_mention": 10}
+
 
 def _task_id(problem: int, task: int) -> str:
     return f"12026{problem:02d}{task:02d}00"
@@ -272,6 +294,14 @@ def _raw_outputs() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _external_scores() -> str:
+    """Return the CSV of the external system's figures, as import_system_scores reads it."""
+    lines = ["system,problem,score,exact_match,chrf"]
+    for problem, score, exact_match, chrf in EXTERNAL_SCORES:
+        lines.append(f"{EXTERNAL_SYSTEM},{problem or ''},{score},{exact_match},{chrf}")
+    return "\n".join(lines) + "\n"
+
+
 @transaction.atomic
 def demo_competition_load() -> Competition:
     """Create or refresh the demo competition through the ordinary importers."""
@@ -285,7 +315,7 @@ def demo_competition_load() -> Competition:
         System.objects.filter(competition=competition, name=name).update(tier=tier)
     for number, data in PROBLEMS.items():
         Problem.objects.filter(competition=competition, number=number).update(
-            title=data["title"], language=data["language"]
+            title=data["title"], language=data["language"], points=PROBLEM_POINTS
         )
     outputs_import_jsonl(
         competition=competition,
@@ -294,8 +324,15 @@ def demo_competition_load() -> Competition:
         file="demo-raw.jsonl",
         tier=System.Tier.FRONTIER,
     )
-    competition.total_points = 60
-    competition.gold_threshold, competition.silver_threshold = 45, 35
-    competition.bronze_threshold, competition.honourable_mention_threshold = 25, 15
-    competition.save()
+    system_scores_import(
+        competition=competition, stream=io.StringIO(_external_scores()), file="demo-scores.csv"
+    )
+    competition.total_points = PROBLEM_POINTS * len(PROBLEMS)
+    competition.save(update_fields=["total_points"])
+    # Thresholds an organizer set stay; a database from an older demo (out of 60) gets new ones.
+    gold = competition.gold_threshold
+    if gold is None or gold > competition.total_points:
+        competition_set_thresholds(
+            competition=competition, **{k: Decimal(v) for k, v in THRESHOLDS.items()}
+        )
     return competition

@@ -282,3 +282,23 @@ def test_the_page_queries_do_not_grow_with_systems(
     _more_systems(screened, 10)
     with django_assert_max_num_queries(len(few.captured_queries)):
         assert organizer_client.get(url).status_code == 200
+
+
+def test_the_demo_screen_lists_every_system(client):
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from puzzles.models import System
+
+    call_command("demo", stdout=io.StringIO())
+    client.force_login(get_user_model().objects.get(username="organizer"))
+    response = client.get(reverse("grading:explanations", args=["demo"]))
+    assert response.status_code == 200
+    rows = {row.system: row for row in response.context["rows"]}
+    assert set(rows) == set(System.objects.values_list("name", flat=True))
+    # The external system's answers are held elsewhere; the baseline explains nothing.
+    assert rows["Frontier-X (held elsewhere)"].share("missing") == 1
+    assert rows["Baseline-echo"].share("empty") == 1
+    assert rows["Frontier-A"].selected and not rows["Ensemble-3"].selected
+    html = response.content.decode()
+    assert "<script>" not in html.split("</head>", 1)[1] and " onclick=" not in html
