@@ -172,18 +172,48 @@ SYSTEMS = {
     "Baseline-echo": ("baseline", {"*": "echo"}, "none"),
 }
 
-# (style, problem) -> explanation; the weak styles say little or nothing.
-EXPLANATIONS = {
-    ("full", 1): "The possessor is a **prefix**: *ma-* 'my', *ta-* 'your'. The plural is the "
+# Explanations, by style. "full" explains each task on its own; "short" repeats one line
+# for every task of a problem (the explanation screen flags it as duplicated); "templated"
+# pads a line with one repeated sentence; "none" leaves the explanation empty. A style
+# may differ by problem (STYLES), as a system's care does.
+FULL = {
+    (1, 1): "*-ek* marks the plural (*kai-ek* 'dogs'); *ta-* is 'your' (*ta-sorel*); *-un* is "
+    "'in' and *ma-* 'my', so *ma-lamo-un* is 'in my tree'.",
+    (1, 2): "'My' is the prefix *ma-* and the plural *-ek* (*ma-vitu-ek*); location *-un* "
+    "follows the plural (*ta-sorel-ek-un*); a bare plural takes only *-ek* (*lamo-ek*).",
+    (1, 3): "The possessor is a **prefix**: *ma-* 'my', *ta-* 'your'. The plural is the "
     "suffix *-ek* and location ('in') is *-un*, which follows the plural: *ta-sorel-ek-un*.",
-    ("full", 2): "Numbers are counted in sixes. A number word before *ham* (six) multiplies it "
-    "and a word after it adds: *kiriham sul* = 3 x 6 + 5 = 23; *tomo* is 36.",
-    ("full", 3): "Person is a prefix (*ni-* I, *su-* you, *a-* he/she) and tense a suffix "
-    "(*-ra* past, *-ke* future, none for the present); gender is not marked.",
-    ("short", 1): "Prefixes mark the owner; suffixes mark number.",
-    ("short", 2): "The numbers use six as a base.",
-    ("short", 3): "Prefixes mark the person; suffixes mark tense.",
+    (2, 1): "A word before *ham* (six) multiplies it and a word after it adds: *fenham kiri* "
+    "= 4 x 6 + 3 = 27, *baham sul* = 2 x 6 + 5 = 17, *tomo ot* = 36 + 1 = 37.",
+    (2, 2): "Numbers are counted in sixes: 9 = *ham kiri* (6 + 3), 20 = *kiriham ba* "
+    "(3 x 6 + 2), 30 = *sulham* (5 x 6).",
+    (3, 1): "Person is a prefix (*ni-* I, *su-* you, *a-* he/she) and tense a suffix (*-ra* "
+    "past, *-ke* future, none for the present); gender is not marked, so *amokra* is "
+    "'he ate' or 'she ate'.",
+    (3, 2): "'I' is *ni-* and the future *-ke*: *ni-mok-ke*; 'you' is *su-* and the past "
+    "*-ra*: *su-pen-ra*.",
 }
+SHORT = {
+    1: "Prefixes mark the owner; suffixes mark number.",
+    2: "The numbers use six as a base.",
+    3: "Prefixes mark the person; suffixes mark tense.",
+}
+FILLER = "Each form was checked against the examples."
+STYLES = {
+    "Frontier-B": {1: "full", 2: "short", 3: "short"},
+    "Team Lexicon": {1: "full", 2: "short", 3: "templated"},
+}
+
+
+def _explanation(style: str, problem: int, task: int) -> str:
+    if style == "full":
+        return FULL[(problem, task)]
+    if style == "short":
+        return SHORT[problem]
+    if style == "templated":
+        return f"Answer {task} of problem {problem} follows the data. " + " ".join([FILLER] * 3)
+    return ""
+
 
 RAW_SYSTEM = "Frontier-C (raw text)"
 
@@ -267,7 +297,7 @@ def _write_layout(root: Path) -> None:
                 {
                     "id": _task_id(p, t),
                     "pred": pred,
-                    "explanation": EXPLANATIONS.get((style, p), ""),
+                    "explanation": _explanation(STYLES.get(name, {}).get(p, style), p, t),
                 }
             )
         (folder / "predictions.json").write_text(

@@ -300,5 +300,9 @@ def test_the_demo_screen_lists_every_system(client):
     assert rows["Frontier-X (held elsewhere)"].share("missing") == 1
     assert rows["Baseline-echo"].share("empty") == 1
     assert rows["Frontier-A"].selected and not rows["Ensemble-3"].selected
+    # Each kind of trouble shows up somewhere, and a careful system shows none.
+    assert rows["Frontier-A"].flagged == ()
+    assert rows["Frontier-B"].share("duplicated") > 0
+    assert rows["Team Lexicon"].share("templated") > 0
     html = response.content.decode()
     assert "<script>" not in html.split("</head>", 1)[1] and " onclick=" not in html
