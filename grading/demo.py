@@ -1,27 +1,38 @@
-"""The demo jury: rubrics, selected systems, groups, assignments, a discrepancy under discussion.
+"""The demo jury: rubrics, selected systems, groups, assignments, a discrepancy under
+discussion on problem 1, problem 3 graded and finalized, and invented human contestants.
 
-Invented, like the demo competition it grades.
+Invented, like the demo competition it grades. Problem 2 stays ungraded (the browser test
+of the jury's flow grades it from scratch).
 """
 
 from __future__ import annotations
 
+import io
+import json
+import random
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from puzzles.models import Competition
+from puzzles.models import Competition, Problem
 
-from .models import Assignment, DiscussionComment, Mark
+from .models import Assignment, Contestant, DiscussionComment, Mark, ProblemJury
 from .services import (
     assignment_submit,
+    comment_post,
+    contestants_import,
+    criterion_decide,
     jurors_assign,
+    mark_revise,
     mark_save,
     papers_create,
+    problem_finalize,
     problem_jurors_set,
     rubric_current,
     rubrics_import,
     tags_ensure_defaults,
+    tags_set,
 )
 
 RUBRICS = {
@@ -147,8 +158,6 @@ def demo_jury_load(competition: Competition) -> None:
     problems = {p.number: p for p in competition.problems.all()}
     fresh = rubric_current(problems[1]) is None
     if fresh:
-        import json
-
         rubrics_import(json.dumps(RUBRICS), competition=competition, file="demo-rubrics.json")
     tags_ensure_defaults(competition=competition)
     papers_create(competition=competition, system_names=SELECTED)
@@ -157,6 +166,13 @@ def demo_jury_load(competition: Competition) -> None:
     jurors_assign(competition=competition, per_paper=2)
     if fresh:
         _grade_some(competition)
+    _finalize_problem(problems[FINALIZED])
+    if not Contestant.objects.filter(competition=competition).exists():
+        contestants_import(
+            competition=competition,
+            stream=io.StringIO(contestants_csv()),
+            file="demo-contestants.csv",
+        )
 
 
 def _grade_some(competition: Competition) -> None:
@@ -193,12 +209,115 @@ def _grade_some(competition: Competition) -> None:
                 author=juror1,
                 text="The explanation lists ma- and ta- together; I read that as identifying both.",
             )
-    # juror1 has a draft on problem 3.
-    draft = Assignment.objects.filter(
-        paper__problem__number=3, paper__problem__competition=competition, juror=juror1
-    ).first()
+    # juror1 has a draft on the last of its problem 1 papers.
+    draft = shared[-1] if len(shared) > 2 else None
     if draft:
         first = rubric_current(draft.paper.problem).criteria.order_by("order").first()
         mark_save(
-            assignment=draft, criterion=first, points=first.maximum, comment="All readings given."
+            assignment=draft, criterion=first, points=first.maximum, comment="All three right."
         )
+
+
+# --- problem 3: graded by two jurors a paper, one discrepancy decided, one revised, finalized
+
+FINALIZED = 3
+# System -> the first juror's points for 3a, 3b, 3c, 3d (by the systems' demo answers).
+FINAL_MARKS = {
+    "Frontier-A": ("3", "2", "2", "3"),
+    "Frontier-B": ("3", "1", "1.5", "2"),
+    "Team Lexicon": ("2", "2", "1.5", "1.5"),
+    "OpenModel-7B": ("1", "0", "0", "0"),
+}
+# (system, criterion) -> the second juror's points where they differ from the first's.
+SECOND_OPINIONS = {("Frontier-B", "3d"): "1", ("Team Lexicon", "3c"): "1"}
+DECIDED = ("Frontier-B", "3d", "1.5")  # the chair splits the difference
+REVISED = ("Team Lexicon", "3c")  # the second juror comes round to the first's mark
+TAGS = {"Frontier-B": ["underspecified rule"], "OpenModel-7B": ["hallucination", "verbosity"]}
+
+
+def _finalize_problem(problem: Problem) -> None:
+    """Grade every paper of the problem by its two jurors and finalize it, once."""
+    graded = Assignment.objects.filter(paper__problem=problem, submitted_at__isnull=False)
+    if (
+        graded.exists()
+        or ProblemJury.objects.filter(problem=problem, finalized_at__isnull=False).exists()
+    ):
+        return
+    chair = get_user_model().objects.get(username="chair")
+    criteria = {c.code: c for c in rubric_current(problem).criteria.all()}
+    tags = {t.name: t.pk for t in problem.competition.tags.all()}
+    assignments = (
+        Assignment.objects.filter(paper__problem=problem)
+        .select_related("paper__system", "juror")
+        .order_by("paper__code", "juror__username")
+    )
+    by_paper: dict[int, list[Assignment]] = {}
+    for assignment in assignments:
+        by_paper.setdefault(assignment.paper_id, []).append(assignment)
+    for pair in by_paper.values():
+        system = pair[0].paper.system.name
+        for position, assignment in enumerate(pair):
+            for code, points in zip(sorted(criteria), FINAL_MARKS[system], strict=True):
+                if position:
+                    points = SECOND_OPINIONS.get((system, code), points)
+                mark_save(
+                    assignment=assignment, criterion=criteria[code], points=points, comment=""
+                )
+            assignment_submit(assignment=assignment)
+            tag_ids = [tags[name] for name in TAGS.get(system, []) if name in tags]
+            if tag_ids:
+                tags_set(assignment=assignment, tag_ids=tag_ids)
+        paper = pair[0].paper
+        if system == DECIDED[0]:
+            criterion = criteria[DECIDED[1]]
+            comment_post(
+                paper=paper,
+                criterion=criterion,
+                author=pair[0].juror,
+                text="The explanation names the tense suffixes but not the present's zero.",
+            )
+            criterion_decide(
+                paper=paper,
+                criterion=criterion,
+                points=DECIDED[2],
+                reason="Two of the three tenses are explained.",
+                chair=chair,
+            )
+        if system == REVISED[0] and len(pair) > 1:
+            mark_revise(
+                assignment=pair[1],
+                criterion=criteria[REVISED[1]],
+                points=FINAL_MARKS[system][sorted(criteria).index(REVISED[1])],
+                reason="After discussion: the person prefixes are all there.",
+            )
+    problem_finalize(problem=problem, chair=chair)
+
+
+# --- human contestants: invented codes, points per criterion of every problem ----------
+
+
+def contestants_csv(n: int = 60, *, seed: int = 2026) -> str:
+    """Return an invented contestants file in the long form (every criterion of the demo's
+    rubrics), with each contestant's total on its rows."""
+    rng = random.Random(seed)
+    criteria = [
+        (spec["problem"], c["code"], Decimal(str(c["maximum"])), Decimal(str(c["step"])), c["kind"])
+        for spec in RUBRICS["problems"]
+        for c in spec["criteria"]
+    ]
+    lines = ["contestant,problem,criterion,points,total"]
+    for index in range(1, n + 1):
+        skill = rng.betavariate(2.2, 2.0)
+        rows = []
+        for problem, code, maximum, step, kind in criteria:
+            # Humans explain rules better than they carry out every item: theory comes easier.
+            ease = skill + (0.12 if kind == "theory" else -0.05) + rng.uniform(-0.2, 0.2)
+            fraction = min(max(ease, 0.0), 1.0)
+            steps = int((maximum / step) * Decimal(str(round(fraction, 3))) + Decimal("0.5"))
+            rows.append((problem, code, min(step * steps, maximum)))
+        total = sum((points for _p, _c, points in rows), Decimal(0))
+        for problem, code, points in rows:
+            lines.append(
+                f"H{index:03d},{problem},{code},{points.normalize():f},{total.normalize():f}"
+            )
+    return "\n".join(lines) + "\n"

@@ -58,6 +58,12 @@ urlpatterns = [
         views.contestants_upload,
         name="contestants_upload",
     ),
+    path("c/<slug:slug>/review/explanations/", views.explanations, name="explanations"),
+    path(
+        "c/<slug:slug>/review/explanations.<str:fmt>",
+        views.explanations_export,
+        name="explanations_export",
+    ),
     path("c/<slug:slug>/jury/pdf/", views.batch_start, name="pdf_batch"),
     path("c/<slug:slug>/jury/pdf/<str:task_id>/", views.batch_status, name="pdf_batch_status"),
     path("c/<slug:slug>/jury/pdf/<str:task_id>/papers.zip", views.batch_zip, name="pdf_batch_zip"),

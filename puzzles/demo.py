@@ -9,12 +9,18 @@ import csv
 import io
 import json
 import tempfile
+from decimal import Decimal
 from pathlib import Path
 
 from django.db import transaction
 
 from .models import Competition, Problem, System
-from .services import competition_import_iolai, outputs_import_jsonl
+from .services import (
+    competition_import_iolai,
+    competition_set_thresholds,
+    outputs_import_jsonl,
+    system_scores_import,
+)
 
 DEMO_SLUG = "demo"
 
@@ -166,20 +172,66 @@ SYSTEMS = {
     "Baseline-echo": ("baseline", {"*": "echo"}, "none"),
 }
 
-# (style, problem) -> explanation; the weak styles say little or nothing.
-EXPLANATIONS = {
-    ("full", 1): "The possessor is a **prefix**: *ma-* 'my', *ta-* 'your'. The plural is the "
+# Explanations, by style. "full" explains each task on its own; "short" repeats one line
+# for every task of a problem (the explanation screen flags it as duplicated); "templated"
+# pads a line with one repeated sentence; "none" leaves the explanation empty. A style
+# may differ by problem (STYLES), as a system's care does.
+FULL = {
+    (1, 1): "*-ek* marks the plural (*kai-ek* 'dogs'); *ta-* is 'your' (*ta-sorel*); *-un* is "
+    "'in' and *ma-* 'my', so *ma-lamo-un* is 'in my tree'.",
+    (1, 2): "'My' is the prefix *ma-* and the plural *-ek* (*ma-vitu-ek*); location *-un* "
+    "follows the plural (*ta-sorel-ek-un*); a bare plural takes only *-ek* (*lamo-ek*).",
+    (1, 3): "The possessor is a **prefix**: *ma-* 'my', *ta-* 'your'. The plural is the "
     "suffix *-ek* and location ('in') is *-un*, which follows the plural: *ta-sorel-ek-un*.",
-    ("full", 2): "Numbers are counted in sixes. A number word before *ham* (six) multiplies it "
-    "and a word after it adds: *kiriham sul* = 3 x 6 + 5 = 23; *tomo* is 36.",
-    ("full", 3): "Person is a prefix (*ni-* I, *su-* you, *a-* he/she) and tense a suffix "
-    "(*-ra* past, *-ke* future, none for the present); gender is not marked.",
-    ("short", 1): "Prefixes mark the owner; suffixes mark number.",
-    ("short", 2): "The numbers use six as a base.",
-    ("short", 3): "Prefixes mark the person; suffixes mark tense.",
+    (2, 1): "A word before *ham* (six) multiplies it and a word after it adds: *fenham kiri* "
+    "= 4 x 6 + 3 = 27, *baham sul* = 2 x 6 + 5 = 17, *tomo ot* = 36 + 1 = 37.",
+    (2, 2): "Numbers are counted in sixes: 9 = *ham kiri* (6 + 3), 20 = *kiriham ba* "
+    "(3 x 6 + 2), 30 = *sulham* (5 x 6).",
+    (3, 1): "Person is a prefix (*ni-* I, *su-* you, *a-* he/she) and tense a suffix (*-ra* "
+    "past, *-ke* future, none for the present); gender is not marked, so *amokra* is "
+    "'he ate' or 'she ate'.",
+    (3, 2): "'I' is *ni-* and the future *-ke*: *ni-mok-ke*; 'you' is *su-* and the past "
+    "*-ra*: *su-pen-ra*.",
+}
+SHORT = {
+    1: "Prefixes mark the owner; suffixes mark number.",
+    2: "The numbers use six as a base.",
+    3: "Prefixes mark the person; suffixes mark tense.",
+}
+FILLER = "Each form was checked against the examples."
+STYLES = {
+    "Frontier-B": {1: "full", 2: "short", 3: "short"},
+    "Team Lexicon": {1: "full", 2: "short", 3: "templated"},
 }
 
+
+def _explanation(style: str, problem: int, task: int) -> str:
+    if style == "full":
+        return FULL[(problem, task)]
+    if style == "short":
+        return SHORT[problem]
+    if style == "templated":
+        return f"Answer {task} of problem {problem} follows the data. " + " ".join([FILLER] * 3)
+    return ""
+
+
 RAW_SYSTEM = "Frontier-C (raw text)"
+
+# A frontier model the organizers ran with another harness: no outputs here, only its
+# automatic figures (0-1), for the whole competition and per problem.
+EXTERNAL_SYSTEM = "Frontier-X (held elsewhere)"
+EXTERNAL_SCORES = [
+    # (problem or None, score, exact_match, chrf)
+    (None, 0.71, 0.62, 0.81),
+    (1, 0.78, 0.67, 0.9),
+    (2, 0.74, 0.67, 0.82),
+    (3, 0.6, 0.5, 0.72),
+]
+
+# Every problem's rubric (grading/demo.py) is worth 10 points: 30 in all, and the medal
+# thresholds are set within that.
+PROBLEM_POINTS = 10
+THRESHOLDS = {"gold": 24, "silver": 19, "bronze": 14, "honourable_mention": 10}
 
 
 def _task_id(problem: int, task: int) -> str:
@@ -245,7 +297,7 @@ def _write_layout(root: Path) -> None:
                 {
                     "id": _task_id(p, t),
                     "pred": pred,
-                    "explanation": EXPLANATIONS.get((style, p), ""),
+                    "explanation": _explanation(STYLES.get(name, {}).get(p, style), p, t),
                 }
             )
         (folder / "predictions.json").write_text(
@@ -272,6 +324,14 @@ def _raw_outputs() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _external_scores() -> str:
+    """Return the CSV of the external system's figures, as import_system_scores reads it."""
+    lines = ["system,problem,score,exact_match,chrf"]
+    for problem, score, exact_match, chrf in EXTERNAL_SCORES:
+        lines.append(f"{EXTERNAL_SYSTEM},{problem or ''},{score},{exact_match},{chrf}")
+    return "\n".join(lines) + "\n"
+
+
 @transaction.atomic
 def demo_competition_load() -> Competition:
     """Create or refresh the demo competition through the ordinary importers."""
@@ -285,7 +345,7 @@ def demo_competition_load() -> Competition:
         System.objects.filter(competition=competition, name=name).update(tier=tier)
     for number, data in PROBLEMS.items():
         Problem.objects.filter(competition=competition, number=number).update(
-            title=data["title"], language=data["language"]
+            title=data["title"], language=data["language"], points=PROBLEM_POINTS
         )
     outputs_import_jsonl(
         competition=competition,
@@ -294,8 +354,15 @@ def demo_competition_load() -> Competition:
         file="demo-raw.jsonl",
         tier=System.Tier.FRONTIER,
     )
-    competition.total_points = 60
-    competition.gold_threshold, competition.silver_threshold = 45, 35
-    competition.bronze_threshold, competition.honourable_mention_threshold = 25, 15
-    competition.save()
+    system_scores_import(
+        competition=competition, stream=io.StringIO(_external_scores()), file="demo-scores.csv"
+    )
+    competition.total_points = PROBLEM_POINTS * len(PROBLEMS)
+    competition.save(update_fields=["total_points"])
+    # Thresholds an organizer set stay; a database from an older demo (out of 60) gets new ones.
+    gold = competition.gold_threshold
+    if gold is None or gold > competition.total_points:
+        competition_set_thresholds(
+            competition=competition, **{k: Decimal(v) for k, v in THRESHOLDS.items()}
+        )
     return competition

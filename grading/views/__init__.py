@@ -25,6 +25,7 @@ from .pdf import (
     paper_text_download,
 )
 from .review_inputs import contestants_upload, review_inputs, system_scores_upload
+from .review_screen import explanations, explanations_export
 
 __all__ = [
     "batch_resume",
@@ -36,6 +37,8 @@ __all__ = [
     "paper_text_download",
     "assign",
     "contestants_upload",
+    "explanations",
+    "explanations_export",
     "review_inputs",
     "system_scores_upload",
     "finalize",

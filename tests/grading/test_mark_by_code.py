@@ -20,7 +20,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def draft(db):
     call_command("demo", stdout=open(os.devnull, "w"))
-    return Assignment.objects.filter(submitted_at__isnull=True, paper__problem__number=3).first()
+    # Problem 2 is the demo's ungraded one (problem 3 is finalized).
+    return Assignment.objects.filter(submitted_at__isnull=True, paper__problem__number=2).first()
 
 
 def test_saves_a_draft_mark(draft):
@@ -37,7 +38,7 @@ def test_saves_a_draft_mark(draft):
 
 
 def test_a_strangers_paper_does_not_exist(draft):
-    stranger = get_user_model().objects.get(username="juror2")
+    stranger = get_user_model().objects.get(username="juror4")
     assert not Assignment.objects.filter(paper=draft.paper, juror=stranger).exists()
     criterion = rubric_current(draft.paper.problem).criteria.first()
     with pytest.raises(Assignment.DoesNotExist):

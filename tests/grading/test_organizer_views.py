@@ -59,7 +59,9 @@ def test_tags_page_sets_order_and_keeps_tags_in_use(organizer_client):
     url = reverse("grading:tags_config", args=["demo"])
     organizer_client.post(url, {"names": "verbosity\nnew tag\n"})
     names = list(ObservationTag.objects.order_by("order").values_list("name", flat=True))
-    assert names == ["verbosity", "new tag"]
+    assert names[:2] == ["verbosity", "new tag"]
+    # The tags the jurors gave papers of the demo's finalized problem 3 stay.
+    assert set(names[2:]) == {"hallucination", "underspecified rule"}
     response = organizer_client.post(url, {"names": "a\na"})
     assert "a tag is listed twice" in _messages(response)[-1]
 
@@ -80,12 +82,13 @@ def test_rubric_upload_reports_errors_and_changes_nothing(organizer_client):
 
 def test_marks_upload_imports_and_reports_missing_columns(organizer_client):
     url = reverse("grading:marks_upload", args=["demo"])
-    good = SimpleUploadedFile("m.csv", b"system,problem,criterion,points\nEnsemble-3,3,3a,2.5\n")
+    # Problem 2: the demo's problem 3 is finalized and refuses marks.
+    good = SimpleUploadedFile("m.csv", b"system,problem,criterion,points\nEnsemble-3,2,2c,2.5\n")
     response = organizer_client.post(url, {"file": good, "final": "on"})
     assert "1 final marks" in _messages(response)[-1]
     assert Resolution.objects.filter(kind="imported").count() == 1
     before = Mark.objects.count()
-    bad = SimpleUploadedFile("m.csv", b"system,problem,criterion,points\nEnsemble-3,3,3a,2.5\n")
+    bad = SimpleUploadedFile("m.csv", b"system,problem,criterion,points\nEnsemble-3,2,2c,2.5\n")
     response = organizer_client.post(url, {"file": bad})
     assert "m.csv, line 1, field 'juror'" in _messages(response)[-1]
     assert Mark.objects.count() == before

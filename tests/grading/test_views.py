@@ -207,7 +207,7 @@ def test_revise_decide_and_finalize(client, jury):
     assert mark.history.first().history_change_reason == "ta- was never named"
     decide = reverse("grading:thread_post", args=[paper.code, criterion.pk, "decide"])
     juror1.post(decide, {"points": "1", "reason": "x"})
-    assert not Resolution.objects.exists()  # jurors do not decide
+    assert not Resolution.objects.filter(paper=paper).exists()  # jurors do not decide
     organizer = _login(client, "organizer")
     assert organizer.post(decide, {"points": "1", "reason": "x"}).status_code == 403
     chair = _login(client, "chair")
@@ -262,8 +262,12 @@ def test_organizer_pages_render(client, jury):
 
 def test_organizer_selects_and_assigns(client, jury):
     client = _login(client, "organizer")
-    client.post(reverse("grading:select", args=["demo"]), {"systems": ["Ensemble-3"]})
     system = System.objects.get(name="Ensemble-3")
+    # The demo's problem 3 is finalized: a new paper would change its totals.
+    client.post(reverse("grading:select", args=["demo"]), {"systems": ["Ensemble-3"]})
+    assert not Paper.objects.filter(system=system).exists()
+    ProblemJury.objects.filter(problem__number=3).update(finalized_at=None)
+    client.post(reverse("grading:select", args=["demo"]), {"systems": ["Ensemble-3"]})
     assert Paper.objects.filter(system=system).count() == 3
     client.post(reverse("grading:assign", args=["demo"]), {"per_paper": 2})
     assert all(p.assignments.count() >= 2 for p in Paper.objects.filter(system=system))

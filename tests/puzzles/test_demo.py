@@ -13,8 +13,16 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from ioleval.roles import CHAIR, JUROR, ORGANIZER
-from puzzles.demo import DEMO_SLUG
-from puzzles.models import AnswerAmendment, Competition, Output, Problem, System, Task
+from puzzles.demo import DEMO_SLUG, EXTERNAL_SYSTEM
+from puzzles.models import (
+    AnswerAmendment,
+    Competition,
+    ExternalScore,
+    Output,
+    Problem,
+    System,
+    Task,
+)
 from tests.conftest import IOLAI_DIR
 
 USERS = {
@@ -44,6 +52,7 @@ def _counts() -> dict[str, int]:
         "systems": System.objects.count(),
         "outputs": Output.objects.count(),
         "amendments": AnswerAmendment.objects.count(),
+        "external_scores": ExternalScore.objects.count(),
     }
 
 
@@ -113,9 +122,27 @@ def test_demo_competition_has_problems_systems_outputs_and_explanations(db):
     ]
     assert len(complete) >= 5
     assert competition.systems.count() >= 5
-    # Thresholds are set within the competition's total.
-    assert competition.gold_threshold is not None
-    assert competition.gold_threshold <= competition.total_points
+    # Thresholds are set within the competition's total, and descend.
+    thresholds = [
+        competition.gold_threshold,
+        competition.silver_threshold,
+        competition.bronze_threshold,
+        competition.honourable_mention_threshold,
+    ]
+    assert None not in thresholds
+    assert thresholds == sorted(thresholds, reverse=True)
+    assert thresholds[0] <= competition.total_points
+
+
+def test_demo_has_one_external_system_with_imported_scores(db):
+    _demo()
+    competition = Competition.objects.get(slug=DEMO_SLUG)
+    external = competition.systems.filter(external=True)
+    assert [s.name for s in external] == [EXTERNAL_SYSTEM]
+    assert not Output.objects.filter(system__in=external).exists()
+    figures = ExternalScore.objects.filter(system__in=external)
+    assert figures.filter(problem__isnull=True).count() == 1
+    assert all(0 <= f.score <= 1 for f in figures)
 
 
 # --- the demo's text is its own ---------------------------------------------------------

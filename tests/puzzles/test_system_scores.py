@@ -233,3 +233,12 @@ def test_the_command_refuses_bad_input_with_the_place(competition, tmp_path: Pat
     with pytest.raises(CommandError, match="not UTF-8"):
         call_command("import_system_scores", "iol", str(path))
     assert not System.objects.exists()
+
+
+def test_auto_scores_of_an_external_system_with_whole_and_per_problem_figures(competition):
+    # The whole competition's row (problem None) beside per-problem rows once failed to sort.
+    _import(competition, "system,problem,score\nFar,,0.5\nFar,1,0.4\n")
+    (far,) = system_auto_scores(competition)
+    assert far.source == "external"
+    assert far.overall.score == 0.5
+    assert list(far.per_problem) == [1] and far.per_problem[1].score == 0.4

@@ -63,11 +63,11 @@ def test_bounds_are_inclusive(competition):
 
 
 def test_range_follows_the_competitions_total(demo_competition):
-    # The demo competition is out of 60 points.
-    _set("--gold", "60", "--silver", "30", slug="demo")
-    with pytest.raises(CommandError, match=r"gold threshold 61 is outside 0\.\.60"):
-        _set("--gold", "61", "--silver", "30", slug="demo")
-    assert _thresholds("demo")[:2] == (Decimal("60"), Decimal("30"))
+    # The demo competition is out of 30 points (three rubrics of 10).
+    _set("--gold", "30", "--silver", "15", slug="demo")
+    with pytest.raises(CommandError, match=r"gold threshold 31 is outside 0\.\.30"):
+        _set("--gold", "31", "--silver", "15", slug="demo")
+    assert _thresholds("demo")[:2] == (Decimal("30"), Decimal("15"))
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,82 @@
+"""The explanation screen, for organizers choosing whom to send to the jury.
+
+It names systems, so chairs and jurors get 403.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from ioleval.http import XLSX, attachment
+from ioleval.roles import ORGANIZER, role_required
+from puzzles.selectors import competition_get
+
+from ..review.screen import (
+    KINDS,
+    explanation_rows_sorted,
+    explanation_screen_csv,
+    explanation_screen_rows,
+    explanation_screen_xlsx,
+    sort_key_parse,
+)
+
+organizer_required = role_required(ORGANIZER)
+
+
+@require_GET
+@organizer_required
+def explanations(request: HttpRequest, slug: str) -> HttpResponse:
+    competition = competition_get(slug)
+    sort = sort_key_parse(request.GET.get("sort"))
+    rows = explanation_rows_sorted(explanation_screen_rows(competition), sort)
+    context = {
+        "competition": competition,
+        "rows": rows,
+        "sort": sort,
+        "columns": _columns(sort),
+        "kinds": KINDS,
+    }
+    return render(request, "grading/review/explanations.html", context)
+
+
+@require_GET
+@organizer_required
+def explanations_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    competition = competition_get(slug)
+    sort = sort_key_parse(request.GET.get("sort"))
+    rows = explanation_rows_sorted(explanation_screen_rows(competition), sort)
+    name = f"{competition.slug}-explanations"
+    if fmt == "csv":
+        return attachment(explanation_screen_csv(rows), f"{name}.csv", "text/csv")
+    if fmt == "xlsx":
+        return attachment(explanation_screen_xlsx(rows), f"{name}.xlsx", XLSX)
+    raise Http404("export formats: csv, xlsx")
+
+
+def _columns(sort: str) -> list[dict]:
+    """Return the header cells: label, the ?sort= its link asks for, and how it sorts now."""
+    columns = []
+    for key, label in (
+        ("system", "System"),
+        ("tier", "Tier"),
+        *((kind, kind.capitalize()) for kind in KINDS),
+        ("flagged", "Any"),
+    ):
+        current = sort.removeprefix("-") == key
+        descending = sort.startswith("-")
+        # Shares first sort worst first; names first sort A to Z.
+        first = key if key in ("system", "tier") else f"-{key}"
+        link = (key if descending else f"-{key}") if current else first
+        state = ("descending" if descending else "ascending") if current else "none"
+        columns.append(
+            {
+                "key": key,
+                "label": label,
+                "link": link,
+                "state": state,
+                "numeric": key not in ("system", "tier"),
+            }
+        )
+    return columns
