@@ -195,11 +195,16 @@ def test_a_pdf_batch_finishes_after_its_worker_is_killed_and_a_new_one_resumes(
 
     from grading import batches
     from grading.models import Paper
-    from grading.services import papers_create
+    from grading.services import papers_create, problem_reopen
     from puzzles.models import Competition, System
 
     call_command("demo", stdout=open(os.devnull, "w"))
     competition = Competition.objects.get(slug="demo")
+    # The demo's problem 3 is finalized: new papers of it wait until the chair reopens it.
+    problem_reopen(
+        problem=competition.problems.get(number=3),
+        chair=get_user_model().objects.get(username="chair"),
+    )
     papers_create(
         competition=competition,
         system_names=list(
