@@ -116,6 +116,16 @@ class CriterionPoint:
 
 
 @dataclass(frozen=True)
+class ProblemCorrelation:
+    problem: int
+    correlation: Correlation
+
+    @property
+    def sentence(self) -> str:
+        return correlation_sentence(self.correlation)
+
+
+@dataclass(frozen=True)
 class Review:
     """The whole review of one competition, as the page, the JSON and the report show it."""
 
@@ -125,6 +135,8 @@ class Review:
     problems: tuple[ProblemReview, ...]
     jury_maximum: float
     correlation: Correlation
+    # Per counted problem: the problem's automatic score against its jury points (0-100).
+    problem_correlations: tuple[ProblemCorrelation, ...]
     ranges: Ranges
     divergences: tuple[Divergence, ...]  # every paper with both figures
     divergent_papers: tuple[Divergence, ...]  # the largest |difference| first
@@ -195,19 +207,9 @@ class Review:
                 }
                 for s in self.systems
             ],
-            "correlation": {
-                "n": c.n,
-                "spearman": _round(c.spearman),
-                "spearman_p": _round(c.spearman_p, 6),
-                "spearman_ci": _interval(c.spearman_ci),
-                "pearson": _round(c.pearson),
-                "pearson_p": _round(c.pearson_p, 6),
-                "pearson_ci": _interval(c.pearson_ci),
-                "kendall": _round(c.kendall),
-                "kendall_p": _round(c.kendall_p, 6),
-                "kendall_ci": _interval(c.kendall_ci),
-                "resamples": c.resamples,
-                "note": c.note,
+            "correlation": _correlation_json(c),
+            "correlation_by_problem": {
+                str(p.problem): _correlation_json(p.correlation) for p in self.problem_correlations
             },
             "ranges": {
                 "jury": _round(self.ranges.jury),
@@ -336,6 +338,26 @@ def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
         names=("automatic scores", "jury totals"),
         items=("system", "systems"),
     )
+    maxima = {p.number: float(p.maximum) for p in data.problems}
+    problem_correlations = tuple(
+        ProblemCorrelation(
+            number,
+            correlate(
+                [s.auto_by_problem.get(number) for s in systems],
+                [
+                    None
+                    if s.jury_by_problem.get(number) is None or not maxima[number]
+                    else s.jury_by_problem[number] / maxima[number] * 100
+                    for s in systems
+                ],
+                resamples=resamples,
+                seed=SEED,
+                names=(f"automatic scores of problem {number}", f"jury points of problem {number}"),
+                items=("system", "systems"),
+            ),
+        )
+        for number in counted
+    )
     divergences = _divergences(data, systems)
     criteria, difficulty = _difficulty(data, resamples=resamples)
     unfinalized = data.unfinalized
@@ -349,6 +371,7 @@ def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
         ),
         jury_maximum=float(data.jury_maximum),
         correlation=correlation,
+        problem_correlations=problem_correlations,
         ranges=_ranges(systems),
         divergences=divergences,
         divergent_papers=tuple(
@@ -601,6 +624,23 @@ def difficulty_sentence(d: CriterionDifficulty) -> str:
             " Much harder for contestants: " + ", ".join(g.code for g in d.harder_for_humans) + "."
         )
     return text
+
+
+def _correlation_json(c: Correlation) -> dict:
+    return {
+        "n": c.n,
+        "spearman": _round(c.spearman),
+        "spearman_p": _round(c.spearman_p, 6),
+        "spearman_ci": _interval(c.spearman_ci),
+        "pearson": _round(c.pearson),
+        "pearson_p": _round(c.pearson_p, 6),
+        "pearson_ci": _interval(c.pearson_ci),
+        "kendall": _round(c.kendall),
+        "kendall_p": _round(c.kendall_p, 6),
+        "kendall_ci": _interval(c.kendall_ci),
+        "resamples": c.resamples,
+        "note": c.note,
+    }
 
 
 def _plural(n: int, word: str) -> str:

@@ -107,6 +107,22 @@ def test_correlation_matches_scipy():
     assert "With n = 5 the interval is wide" in review.correlation_sentence
 
 
+def test_each_problem_has_its_own_correlation_on_a_common_scale():
+    built = review_competition()
+    review = review_build(competition=built.competition, resamples=R)
+    assert [p.problem for p in review.problem_correlations] == [1, 2]
+    for p in review.problem_correlations:
+        auto = [s.auto_by_problem[p.problem] for s in review.systems]
+        maximum = next(x.maximum for x in review.problems if x.number == p.problem)
+        jury = [s.jury_by_problem[p.problem] / maximum * 100 for s in review.systems]
+        assert p.correlation.n == 5
+        assert p.correlation.spearman == pytest.approx(sps.spearmanr(auto, jury).statistic)
+        assert p.correlation.pearson == pytest.approx(sps.pearsonr(auto, jury).statistic)
+    data = review.as_json()
+    assert set(data["correlation_by_problem"]) == {"1", "2"}
+    assert data["correlation_by_problem"]["1"]["n"] == 5
+
+
 def test_divergences_are_on_a_common_scale_and_link_to_the_sheet():
     built = review_competition()
     review = review_build(competition=built.competition, resamples=R)
