@@ -47,6 +47,7 @@ urlpatterns = [
     path("c/<slug:slug>/jury/totals/", views.totals, name="totals"),
     path("c/<slug:slug>/review/", review_views.review, name="review"),
     path("c/<slug:slug>/review.json", review_views.review_json, name="review_json"),
+    path("c/<slug:slug>/review.pdf", review_views.review_report_pdf, name="review_pdf"),
     path("c/<slug:slug>/review/inputs/", views.review_inputs, name="review_inputs"),
     path(
         "c/<slug:slug>/review/inputs/system-scores/",
@@ -63,6 +64,12 @@ urlpatterns = [
         "c/<slug:slug>/review/explanations.<str:fmt>",
         views.explanations_export,
         name="explanations_export",
+    ),
+    # After explanations_export: `review/explanations.csv` is that route's, not a table.
+    path(
+        "c/<slug:slug>/review/<slug:table>.<str:fmt>",
+        review_views.review_table_export,
+        name="review_table",
     ),
     path("c/<slug:slug>/jury/pdf/", views.batch_start, name="pdf_batch"),
     path("c/<slug:slug>/jury/pdf/<str:task_id>/", views.batch_status, name="pdf_batch_status"),

@@ -43,6 +43,7 @@ def test_a_post_without_a_csrf_token_is_refused_everywhere(username):
         "problem_id": paper.problem_id,
         "task_id": "0" * 32,
         "fmt": "csv",
+        "table": "systems",
         "action": "comment",
     }
     client = Client(enforce_csrf_checks=True)

@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from ioleval.http import XLSX, attachment
 from ioleval.roles import CHAIR, ORGANIZER, role_required
 from puzzles.models import Competition
 from puzzles.selectors import competition_get
 
 from ..models import Assignment
+from .report import (
+    EXPORT_FORMATS,
+    TABLES,
+    review_pdf,
+    review_pdf_filename,
+    review_table_csv,
+    review_table_filename,
+    review_table_xlsx,
+)
 from .services import review_cached
 
 review_roles = role_required(CHAIR, ORGANIZER)
@@ -35,7 +45,12 @@ def review(request: HttpRequest, slug: str) -> HttpResponse:
     if request.GET.get("format") == "json":
         return _json(competition)
     page = review_cached(competition=competition)
-    context = {"competition": competition, "review": page.review, "charts": page.charts}
+    context = {
+        "competition": competition,
+        "review": page.review,
+        "charts": page.charts,
+        "tables": [(name, label) for name, (label, _) in TABLES.items()],
+    }
     return render(request, "grading/review/review.html", context)
 
 
@@ -48,3 +63,27 @@ def review_json(request: HttpRequest, slug: str) -> HttpResponse:
 def _json(competition: Competition) -> JsonResponse:
     page = review_cached(competition=competition, with_charts=False)
     return JsonResponse(page.review.as_json(), json_dumps_params={"ensure_ascii": False})
+
+
+@require_GET
+@review_roles
+def review_report_pdf(request: HttpRequest, slug: str) -> HttpResponse:
+    """The whole review as a PDF report, charts included."""
+    page = review_cached(competition=_competition(request, slug))
+    return attachment(
+        review_pdf(page.review, page.charts), review_pdf_filename(page.review), "application/pdf"
+    )
+
+
+@require_GET
+@review_roles
+def review_table_export(request: HttpRequest, slug: str, table: str, fmt: str) -> HttpResponse:
+    """One of the review's tables (report.TABLES) as CSV or XLSX; any other name is a 404."""
+    competition = _competition(request, slug)
+    if table not in TABLES or fmt not in EXPORT_FORMATS:
+        raise Http404(f"tables: {', '.join(TABLES)}; formats: {', '.join(EXPORT_FORMATS)}")
+    review = review_cached(competition=competition, with_charts=False).review
+    name = review_table_filename(review, table, fmt)
+    if fmt == "csv":
+        return attachment(review_table_csv(review, table), name, "text/csv; charset=utf-8")
+    return attachment(review_table_xlsx(review, table), name, XLSX)

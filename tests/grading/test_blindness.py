@@ -67,6 +67,7 @@ def _kwargs(pattern, paper, criterion):
         "problem_id": paper.problem_id,
         "task_id": "0" * 32,
         "fmt": "csv",
+        "table": "systems",
         "action": "comment",
     }
     return {name: values[name] for name in pattern.pattern.converters}

@@ -1,27 +1,30 @@
 import json
+import sys
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from grading.review.report import review_pdf
 from grading.review.services import review_cached
 from puzzles.management.commands._base import competition_or_error
 
 
 class Command(BaseCommand):
     help = (
-        "Print the result review of a competition (jury against automatic, medals, criterion "
-        "difficulty) as JSON, or write it to --out. Only --format json exists for now: the "
-        "PDF report is not built yet."
+        "Write the result review of a competition (jury against automatic, medals, criterion "
+        "difficulty, juror agreement, observations): --format json prints it or writes it to "
+        "--out; --format pdf renders the whole review with its charts to --out (without "
+        "--out, the PDF's bytes go to standard output)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
         parser.add_argument(
             "--format",
-            choices=("json",),
+            choices=("json", "pdf"),
             default="json",
-            help="json (the PDF report is not available yet)",
+            help="json (default) or pdf (the report with its charts)",
         )
-        parser.add_argument("--out", help="file to write instead of stdout")
+        parser.add_argument("--out", help="file to write instead of standard output")
         parser.add_argument(
             "--resamples",
             type=int,
@@ -31,6 +34,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         competition = competition_or_error(options["slug"])
+        if options["format"] == "pdf":
+            self._pdf(competition, options)
+            return
         review = review_cached(
             competition=competition, resamples=options["resamples"], with_charts=False
         ).review
@@ -40,3 +46,18 @@ class Command(BaseCommand):
                 handle.write(text)
         else:
             self.stdout.write(text, ending="")
+
+    def _pdf(self, competition, options):
+        page = review_cached(competition=competition, resamples=options["resamples"])
+        data = review_pdf(page.review, page.charts)
+        if options["out"]:
+            with open(options["out"], "wb") as handle:
+                handle.write(data)
+            return
+        # Bytes, not text: the command's stdout wrapper takes str, so write to its buffer.
+        stream = getattr(self.stdout, "_out", sys.stdout)
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:
+            raise CommandError("standard output takes no bytes here: give --out FILE")
+        buffer.write(data)
+        buffer.flush()

@@ -42,10 +42,10 @@ def test_report_writes_a_file(tmp_path):
     assert json.loads(target.read_text(encoding="utf-8"))["correlation"]["n"] == 5
 
 
-def test_pdf_is_not_offered_yet():
+def test_an_unknown_format_is_refused():
     review_competition()
-    with pytest.raises(CommandError, match="invalid choice: 'pdf'"):
-        call_command("report", "rv", "--format", "pdf")
+    with pytest.raises(CommandError, match="invalid choice: 'html'"):
+        call_command("report", "rv", "--format", "html")
 
 
 def test_unknown_competition():
