@@ -71,6 +71,7 @@ def test_the_pdf_has_the_systems_the_correlation_and_no_banner_when_final():
     assert page.review.ranges.sentence in text
     assert "provisional" not in text.lower()
     assert "Juror agreement" in text and "observations" in text
+    assert "Per problem" in text and "Problem 2" in text  # the per-problem correlations
 
 
 def test_the_pdf_says_provisional_and_carries_the_notes():
