@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/review_scale.py
         [--database-url postgres://postgres@127.0.0.1:5432/ioleval_reviewbench]
         [--papers 300] [--problems 5] [--jurors-per-paper 2] [--criteria 8]
-        [--group-size 15] [--repeats 3] [--seed 2026] [--blas-threads 1] [--keep] [--json]
+        [--group-size 15] [--contestants 300] [--repeats 3] [--seed 2026] [--blas-threads 1]
+        [--keep] [--json]
 
 What the script does:
 
@@ -21,6 +22,10 @@ What the script does:
    of `problem_agreement` with 2,000 and with 10,000 bootstrap resamples (whole problems and
    per criterion; also with per-criterion ICC), with 0 resamples (the loading and point
    estimates alone), and of `tag_counts`: --repeats runs each, min and median in ms.
+4. **The whole dashboard.** --contestants invented contestants with points on every
+   criterion and thresholds are added; then the SQL queries of `review_data` and the time of
+   `review_build` (10,000 resamples: the figures, agreement and tags), of `review_charts`,
+   of a cold `review_cached` (an empty cache: build and charts) and of a cached one.
 
 Exit status: 0 done; 3 a setup error. The figures of a run are in benchmarks/README.md.
 """
@@ -139,6 +144,38 @@ def complete_jury(board, rng) -> dict:
     }
 
 
+def add_contestants(competition, n: int, rng) -> None:
+    """Give the competition n contestants with points on every criterion, and thresholds."""
+    from decimal import Decimal
+
+    from grading.models import Contestant, ContestantPoints
+    from grading.selectors import current_rubrics
+
+    problems = list(competition.problems.order_by("number"))
+    rubrics = current_rubrics(problems)
+    contestants, points = [], []
+    for i in range(n):
+        contestant = Contestant(competition=competition, code=f"H{i:04d}", total=Decimal(0))
+        total = Decimal(0)
+        for problem in problems:
+            for criterion in rubrics.get(problem.pk, []):
+                value = Decimal(rng.randint(0, int(criterion.maximum * 2))) / 2
+                total += value
+                points.append((contestant, problem, criterion.code, value))
+        contestant.total = total
+        contestants.append(contestant)
+    Contestant.objects.bulk_create(contestants)
+    ContestantPoints.objects.bulk_create(
+        ContestantPoints(contestant=c, problem=p, criterion_code=code, points=v)
+        for c, p, code, v in points
+    )
+    best = max(c.total for c in contestants)
+    competition.gold_threshold = best * Decimal("0.8")
+    competition.silver_threshold = best * Decimal("0.65")
+    competition.bronze_threshold = best * Decimal("0.5")
+    competition.save()
+
+
 def timed(fn, repeats: int) -> dict:
     """Return min and median wall time and the median CPU time of this process (the machine's
     other load shows in the wall time, less in the CPU time; numpy's threads add to it)."""
@@ -172,6 +209,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--jurors-per-paper", type=int, default=2)
     p.add_argument("--criteria", type=int, default=8)
     p.add_argument("--group-size", type=int, default=15)
+    p.add_argument("--contestants", type=int, default=300)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument(
@@ -278,7 +316,41 @@ def run(args, say) -> dict:
             f"problem {f['problem']}: "
             + ", ".join(f"{k} {v}" for k, v in f.items() if k != "problem")
         )
+    dashboard(competition, args, result, say, rng)
     return result
+
+
+def dashboard(competition, args, result: dict, say, rng) -> None:
+    """Time the whole review: figures, agreement, tags, charts, cold and cached."""
+    from django.core.cache import cache
+
+    from grading.review.selectors import review_data
+    from grading.review.services import review_build, review_cached, review_charts
+
+    add_contestants(competition, args.contestants, rng)
+    analyze()
+    result["queries"]["review_data"] = queries(lambda: review_data(competition))
+    review = review_build(competition=competition, resamples=10_000)
+    say(
+        f"dashboard: {len(review.systems)} systems, {len(review.contestant_totals)} contestants,"
+        f" review_data {result['queries']['review_data']} queries"
+    )
+
+    def cold():
+        cache.clear()
+        review_cached(competition=competition, resamples=10_000)
+
+    cases = {
+        "review_build, 10,000 resamples": lambda: review_build(
+            competition=competition, resamples=10_000
+        ),
+        "review_charts": lambda: review_charts(review),
+        "review_cached, cold (build and charts)": cold,
+        "review_cached, cached": lambda: review_cached(competition=competition, resamples=10_000),
+    }
+    for label, fn in cases.items():
+        result["times"][label] = timed(fn, args.repeats)
+        say(f"{label}: {result['times'][label]}")
 
 
 if __name__ == "__main__":
