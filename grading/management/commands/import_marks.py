@@ -2,9 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from grading.errors import GradingError
 from grading.services import marks_import
 from puzzles.management.commands._base import competition_or_error, import_errors
+from puzzles.tabular import open_text
 
 
 class Command(BaseCommand):
@@ -22,9 +22,7 @@ class Command(BaseCommand):
         competition = competition_or_error(options["slug"])
         path: Path = options["file"]
         with import_errors():
-            if not path.is_file():
-                raise GradingError("no such file", file=str(path))
-            with path.open(encoding="utf-8-sig", newline="") as stream:
+            with open_text(path) as stream:
                 result = marks_import(
                     competition=competition, stream=stream, file=str(path), final=options["final"]
                 )

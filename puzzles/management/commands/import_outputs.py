@@ -2,9 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from puzzles.errors import ImportFailure
 from puzzles.models import System
 from puzzles.services import outputs_import_csv, outputs_import_jsonl
+from puzzles.tabular import open_text
 
 from ._base import competition_or_error, import_errors
 
@@ -28,9 +28,7 @@ class Command(BaseCommand):
         path: Path = options["file"]
         importer = outputs_import_jsonl if options["raw"] else outputs_import_csv
         with import_errors():
-            if not path.is_file():
-                raise ImportFailure("no such file", file=str(path))
-            with path.open(encoding="utf-8-sig", newline="") as stream:
+            with open_text(path) as stream:
                 summary = importer(
                     competition=competition,
                     stream=stream,

@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from puzzles.errors import ImportFailure
 from puzzles.services import system_scores_import
+from puzzles.tabular import open_text
 
 from ._base import competition_or_error, import_errors
 
@@ -24,9 +24,7 @@ class Command(BaseCommand):
         competition = competition_or_error(options["slug"])
         path: Path = options["file"]
         with import_errors():
-            if not path.is_file():
-                raise ImportFailure("no such file", file=str(path))
-            with path.open(encoding="utf-8-sig", newline="") as stream:
+            with open_text(path) as stream:
                 result = system_scores_import(
                     competition=competition, stream=stream, file=str(path)
                 )
