@@ -105,8 +105,8 @@ def test_alpha_matches_the_krippendorff_package(seed):
     marks = np.clip(truth[:, None] + rng.normal(0, 2, size=(units_n, raters)), 0, 10)
     marks = np.round(marks * 2) / 2
     units = [[None if rng.random() < 0.3 else float(v) for v in row] for row in marks]
-    if sum(1 for u in units if sum(v is not None for v in u) >= 2) == 0:
-        pytest.skip("no pairable unit drawn")
+    # The seeds are fixed: every draw holds pairable cells, so the comparison always runs.
+    assert any(sum(v is not None for v in u) >= 2 for u in units)
     got = krippendorff_alpha_interval(units, resamples=0)
     assert got.value == pytest.approx(package_alpha(units), abs=1e-9)
 
