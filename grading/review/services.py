@@ -170,6 +170,11 @@ class Review:
         return correlation_sentence(self.correlation)
 
     @property
+    def systems_columns(self) -> int:
+        """Return the systems table's column count: ten, and one per counted problem."""
+        return 10 + sum(1 for p in self.problems if p.counted)
+
+    @property
     def difficulty_sentence(self) -> str:
         return difficulty_sentence(self.difficulty)
 
