@@ -257,6 +257,28 @@ def test_the_page_shows_both_forms_and_the_inputs(client, organizer, competition
     assert reverse("grading:review_inputs", args=["iol"]) in jury
 
 
+def test_the_page_takes_as_many_queries_for_many_systems_and_contestants(
+    client, organizer, competition
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(organizer)
+    counts = []
+    for first, last in ((0, 3), (3, 12)):
+        scores = "".join(f"S{i},0.{i + 10}\n" for i in range(first, last))
+        system_scores_import(
+            competition=competition, stream=io.StringIO("system,score\n" + scores), file="s.csv"
+        )
+        people = "".join(f"H{i},{i % 20}\n" for i in range(last * 10))
+        _import(competition, "contestant,total\n" + people)
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(reverse("grading:review_inputs", args=["iol"]))
+        assert response.status_code == 200 and f"S{last - 1}" in response.content.decode()
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
+
+
 def test_the_page_imports_both_files(client, organizer, competition):
     client.force_login(organizer)
     url = reverse("grading:system_scores_upload", args=["iol"])

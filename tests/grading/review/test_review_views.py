@@ -121,3 +121,18 @@ def test_linked_from_the_chairs_home(client, built):
         reverse("grading:review", args=["rv"])
         in client.get(reverse("grading:home")).content.decode()
     )
+
+
+def test_the_page_takes_as_many_queries_for_6_systems_as_for_3(organizer_client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    counts = []
+    for slug, externals in (("three", 2), ("six", 5)):
+        review_competition(slug=slug, externals=externals)
+        cache.clear()
+        with CaptureQueriesContext(connection) as queries:
+            response = organizer_client.get(reverse("grading:review", args=[slug]))
+        assert response.status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
