@@ -95,6 +95,7 @@ import tempfile
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from http.cookies import SimpleCookie
@@ -191,6 +192,24 @@ def pg_drop(url: str) -> None:
         conn.execute(
             sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
         )
+
+
+@contextmanager
+def scratch_database(url: str, *, keep: bool):
+    """Create the benchmark's database afresh; at the end close Django's connections and drop
+    it (unless keep), also when the run fails."""
+    created = False
+    try:
+        pg_recreate(url)
+        created = True
+        yield
+    finally:
+        if "django" in sys.modules:
+            from django.db import connections
+
+            connections.close_all()
+        if created and not keep:
+            pg_drop(url)
 
 
 def django_setup(database_url: str, broker_url: str) -> None:
@@ -1247,21 +1266,13 @@ def main(argv: list[str] | None = None) -> int:
     # SIGTERM unwinds like Ctrl-C, so that gunicorn, the workers and the database are cleaned up.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     tmp = Path(tempfile.mkdtemp(prefix="ioleval-jurybench-"))
-    created = False
     try:
-        pg_recreate(args.database_url)
-        created = True
-        return _run(args, tmp, say)
+        with scratch_database(args.database_url, keep=args.keep):
+            return _run(args, tmp, say)
     except SetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3
     finally:
-        if "django" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
-        if created and not args.keep:
-            pg_drop(args.database_url)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -51,8 +51,7 @@ from jury_scale import (  # noqa: E402  (a sibling script, not a package)
     build_jury,
     django_setup,
     load_average,
-    pg_drop,
-    pg_recreate,
+    scratch_database,
 )
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/ioleval_reviewbench"
@@ -229,21 +228,12 @@ def main(argv=None) -> int:
     if args.blas_threads:  # before numpy is first imported (in django_setup's apps)
         os.environ["OPENBLAS_NUM_THREADS"] = str(args.blas_threads)
     say = (lambda *a: None) if args.json else (lambda *a: print(*a, flush=True))
-    created = False
     try:
-        pg_recreate(args.database_url)
-        created = True
-        result = run(args, say)
+        with scratch_database(args.database_url, keep=args.keep):
+            result = run(args, say)
     except SetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3
-    finally:
-        if "django" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
-        if created and not args.keep:
-            pg_drop(args.database_url)
     if args.json:
         print(json.dumps(result, indent=2))
     return 0
