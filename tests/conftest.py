@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,16 +11,20 @@ from django.contrib.auth.models import Group
 from ioleval.roles import CHAIR, JUROR, ORGANIZER
 
 REPO = Path(__file__).resolve().parent.parent
-# The checkout's sibling shared/; a copy of the tests one level deeper (mutmut's mutants/)
-# finds the same data further up.
-IOLAI_DIR = next(
-    (
-        parent / "shared" / "data" / "iolai-2026"
-        for parent in REPO.parents
-        if (parent / "shared" / "data" / "iolai-2026").is_dir()
-    ),
-    REPO.parent / "shared" / "data" / "iolai-2026",
-)
+_DATA = Path("shared") / "data" / "iolai-2026"
+
+
+def _iolai_dir() -> Path:
+    """Return the IOL-AI data: IOLEVAL_IOLAI_DIR if set, else shared/ beside the checkout or
+    beside a folder above it (a copy of the tests one level deeper, such as mutmut's mutants/,
+    finds the same data)."""
+    if os.environ.get("IOLEVAL_IOLAI_DIR"):
+        return Path(os.environ["IOLEVAL_IOLAI_DIR"])
+    found = (parent / _DATA for parent in REPO.parents if (parent / _DATA).is_dir())
+    return next(found, REPO.parent / _DATA)
+
+
+IOLAI_DIR = _iolai_dir()
 
 
 @pytest.fixture(autouse=True)
@@ -32,7 +37,9 @@ def _media_root(settings, tmp_path_factory):
 def iolai_dir() -> Path:
     """Return the real IOL-AI 2026 results directory (read-only, never copied)."""
     if not IOLAI_DIR.is_dir():
-        pytest.fail(f"the shared IOL-AI data is missing at {IOLAI_DIR}")
+        pytest.fail(
+            f"the shared IOL-AI data is missing at {IOLAI_DIR} (set IOLEVAL_IOLAI_DIR to its folder)"
+        )
     return IOLAI_DIR
 
 
