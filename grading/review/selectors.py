@@ -15,7 +15,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Count, F, Func, OuterRef, Subquery
+from django.db.models import Count, F, Func, OuterRef, Subquery, TextField, Value
+from django.db.models.functions import Cast, Concat
 
 from puzzles.auto_scores import AutoScore
 from puzzles.models import Competition, ExternalScore, Output, System, Task
@@ -30,6 +31,7 @@ from ..models import (
     ContestantPoints,
     Criterion,
     Mark,
+    ObservationTag,
     Paper,
     PaperTag,
     ProblemJury,
@@ -234,22 +236,60 @@ def _problem_maximum(problem: PuzzleProblem, criteria: list[Criterion]) -> Decim
 # --- the cache's fingerprint ----------------------------------------------------------------
 
 
-def _scalar(queryset, function: str, column: str) -> Subquery:
+def _scalar(queryset, function: str, column: str | F | Func) -> Subquery:
     """Return one aggregate over the rows of `queryset` (filtered by OuterRef) as a subquery.
 
     Func, unlike Django's aggregates, adds no GROUP BY: the subquery is one row."""
-    expression = Func(F(column), function=function)
+    expression = Func(F(column) if isinstance(column, str) else column, function=function)
     return Subquery(queryset.order_by().annotate(v=expression).values("v")[:1])
+
+
+# Separates the rows and the fields of a joined text; not a character names are typed with.
+_ROWS, _FIELDS = "\x1e", "\x1f"
+
+
+class _Joined(Func):
+    """Every row's text joined into one (STRING_AGG; GROUP_CONCAT on SQLite), no GROUP BY."""
+
+    function = "STRING_AGG"
+    output_field = TextField()
+
+    def __init__(self, expression, **extra):
+        super().__init__(expression, Value(_ROWS), **extra)
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        return super().as_sql(compiler, connection, function="GROUP_CONCAT", **extra_context)
+
+
+def _joined(queryset, *fields: str) -> Subquery:
+    """Return the named fields of every row of `queryset` as one text (in no set order)."""
+    parts = []
+    for name in fields:
+        parts += [Cast(F(name), TextField()), Value(_FIELDS)]
+    row = Concat(*parts, output_field=TextField())
+    return Subquery(queryset.order_by().annotate(v=_Joined(row)).values("v")[:1])
+
+
+# What the review prints of these rows, so renaming a system, a criterion's step edited in
+# place or a tag renamed moves the fingerprint, though no count or latest id does.
+_TEXTS = {
+    "system": ("id", "name", "tier", "external"),
+    "criterion": ("id", "code", "title", "kind", "maximum", "step", "order"),
+    "problem": ("id", "number", "title", "points"),
+    "tag_name": ("id", "name", "order"),
+}
 
 
 def review_fingerprint(competition: Competition) -> str:
     """Return a digest of everything the review reads, in one query.
 
     Any write the review would show changes it: marks (count, latest id and update),
-    submissions, papers, decisions, observation tags, finalizations and tolerances, rubrics and criteria,
-    contestants and their points, imported and computed automatic figures (outputs' latest
-    update: rescoring and re-imports touch it), answer-key and weight changes (the tasks'
-    history), systems, and the thresholds.
+    submissions, papers, decisions, observation tags, finalizations and tolerances, rubrics
+    and criteria, contestants and their points, imported and computed automatic figures
+    (outputs' latest update: rescoring and re-imports touch it), answer-key and weight changes
+    (the tasks' history), systems, and the thresholds; and the texts the review prints
+    (`_TEXTS`: system, criterion, problem and tag names and settings), so that an edit in
+    place moves it too.
     """
     pk = OuterRef("pk")
     in_competition = {
@@ -273,6 +313,7 @@ def review_fingerprint(competition: Competition) -> str:
         "external_system": System.objects.filter(competition=pk, external=True),
         "problem": PuzzleProblem.objects.filter(competition=pk),
         "task": Task.history.filter(problem__competition=pk),
+        "tag_name": ObservationTag.objects.filter(competition=pk),
     }
     figures = {
         "marks": ("mark", "COUNT", "id"),
@@ -311,10 +352,16 @@ def review_fingerprint(competition: Competition) -> str:
         "problems": ("problem", "COUNT", "id"),
         "problem_points": ("problem", "SUM", "points"),
         "task_history": ("task", "MAX", "history_id"),
+        # Weighted by id, a sum moves when one row's value is edited in place.
+        "contestant_weighted": ("contestant", "SUM", F("id") * F("total")),
+        "points_weighted": ("points", "SUM", F("id") * F("points")),
     }
     annotations = {
         f"fp_{name}": _scalar(in_competition[source], function, column)
         for name, (source, function, column) in figures.items()
+    } | {
+        f"fp_text_{source}": _joined(in_competition[source], *names)
+        for source, names in _TEXTS.items()
     }
     row = (
         Competition.objects.filter(pk=competition.pk)
@@ -330,7 +377,10 @@ def review_fingerprint(competition: Competition) -> str:
         )
         .first()
     )
-    text = repr(sorted((row or {}).items()))
+    row = dict(row or {})
+    for source in _TEXTS:  # rows come in no set order
+        row[f"fp_text_{source}"] = sorted((row[f"fp_text_{source}"] or "").split(_ROWS))
+    text = repr(sorted(row.items()))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

@@ -368,3 +368,44 @@ def test_observation_tags_move_the_fingerprint_and_reach_the_review():
     review = review_cached(competition=built.competition, resamples=R, with_charts=False).review
     totals = {c.tag: c.count for c in review.observations.totals}
     assert totals["Hallucinated rule"] == 1
+
+
+def test_edits_in_place_move_the_fingerprint_and_reach_the_review():
+    """What no count or latest id shows: a rename, a step edited in place, one contestant's
+    points changed, a tag renamed. Each is printed by the review, so each must rebuild it."""
+    from grading.models import ContestantPoints, Criterion, ObservationTag
+    from puzzles.models import System
+
+    built = review_competition()
+    ObservationTag.objects.create(competition=built.competition, name="Hallucinated rule")
+    seen = {review_fingerprint(built.competition)}
+
+    def moved() -> bool:
+        fingerprint = review_fingerprint(built.competition)
+        new = fingerprint not in seen
+        seen.add(fingerprint)
+        return new
+
+    System.objects.filter(pk=built.systems[1].pk).update(name="Ext zero")
+    assert moved()
+    cached = review_cached(competition=built.competition, resamples=R, with_charts=False)
+    assert "Ext zero" in {s.system for s in cached.review.systems}
+    System.objects.filter(pk=built.systems[1].pk).update(tier=System.Tier.OPEN)
+    assert moved()
+    criterion = Criterion.objects.filter(rubric__problem=built.problems[1], code="1a").get()
+    Criterion.objects.filter(pk=criterion.pk).update(step=D("0.25"))
+    assert moved()
+    Criterion.objects.filter(pk=criterion.pk).update(title="Renamed criterion")
+    assert moved()
+    points = ContestantPoints.objects.filter(contestant__competition=built.competition).first()
+    ContestantPoints.objects.filter(pk=points.pk).update(points=points.points + 1)
+    assert moved()
+    contestant = Contestant.objects.filter(competition=built.competition).first()
+    Contestant.objects.filter(pk=contestant.pk).update(total=contestant.total + 1)
+    assert moved()
+    ObservationTag.objects.filter(competition=built.competition).update(name="Invented a rule")
+    assert moved()
+    type(built.problems[1]).objects.filter(pk=built.problems[1].pk).update(title="Renamed")
+    assert moved()
+    # Nothing changed: the same fingerprint, so the cache still answers.
+    assert not moved()
