@@ -1,0 +1,149 @@
+"""The result review in a real browser, as an organizer uses it; jurors are refused it.
+
+The data is the demo (``manage.py demo``): problem 3 finalized, problem 1 in discussion,
+problem 2 not started, 60 invented contestants with per-criterion points, thresholds. The
+fixture then has the jurors finish problems 1 and 2 through the grading services (every
+juror submits every paper; problem 1's open discrepancy stays open), so that every selected
+system has a jury total, provisional until problems 1 and 2 are finalized.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import ROUND_FLOOR, Decimal
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import expect
+
+from .conftest import login
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "ioleval-demo"
+SLUG = "demo"
+# The share of each criterion's points the jurors give a system on problems 1 and 2.
+SHARES = {
+    "Frontier-A": Decimal("1"),
+    "Frontier-B": Decimal("0.75"),
+    "Team Lexicon": Decimal("0.5"),
+    "OpenModel-7B": Decimal("0"),
+}
+
+
+def _points(maximum: Decimal, step: Decimal, share: Decimal) -> Decimal:
+    return (maximum * share / step).to_integral_value(rounding=ROUND_FLOOR) * step
+
+
+@pytest.fixture
+def graded(db):
+    """The demo with problems 1 and 2 graded by every assigned juror (not finalized)."""
+    from grading.models import Assignment, Mark
+    from grading.review.services import review_build
+    from grading.services import assignment_submit, mark_save, rubric_current
+    from puzzles.models import Competition
+
+    call_command("demo", verbosity=0)
+    competition = Competition.objects.get(slug=SLUG)
+    open_assignments = (
+        Assignment.objects.filter(
+            paper__problem__competition=competition, submitted_at__isnull=True
+        )
+        .select_related("paper__system", "paper__problem")
+        .order_by("paper__code", "juror__username")
+    )
+    assert {a.paper.problem.number for a in open_assignments} == {1, 2}
+    for assignment in open_assignments:
+        share = SHARES[assignment.paper.system.name]
+        for criterion in rubric_current(assignment.paper.problem).criteria.all():
+            mark_save(
+                assignment=assignment,
+                criterion=criterion,
+                points=_points(criterion.maximum, criterion.step, share),
+                comment="",
+            )
+        assignment_submit(assignment=assignment)
+    assert not Mark.objects.filter(
+        assignment__paper__problem__competition=competition, points__isnull=True
+    ).exists()
+    return review_build(competition=competition, resamples=200)
+
+
+def _juror_urls(live_server) -> list[str]:
+    from grading.review.report import EXPORT_FORMATS, TABLES
+
+    base = f"{live_server.url}/c/{SLUG}"
+    return [
+        f"{base}/review/",
+        f"{base}/review.json",
+        f"{base}/review.pdf",
+        f"{base}/review/inputs/",
+        f"{base}/review/explanations/",
+        f"{base}/review/explanations.csv",
+        *(f"{base}/review/{table}.{fmt}" for table in TABLES for fmt in EXPORT_FORMATS),
+    ]
+
+
+def test_organizer_reads_the_review_and_downloads_the_report(page, live_server, graded):
+    review = graded
+    assert review.provisional and review.correlation.n == 4
+    medals = {s.system: s.medal for s in review.systems}
+    assert medals["Frontier-A"] == "gold" and medals["OpenModel-7B"] is None
+
+    login(page, live_server, "organizer", PASSWORD)
+    page.goto(f"{live_server.url}/c/{SLUG}/")
+    page.click("text=Result review")
+    page.wait_for_url(re.compile(rf"/c/{SLUG}/review/$"))
+    expect(page.locator("h1")).to_contain_text("Result review")
+    expect(page.get_by_role("status")).to_contain_text("rovisional")
+
+    # The correlation: the sentence states n and Spearman's rho as the service computed it.
+    sentence = page.locator("h2:has-text('Jury against automatic') + p")
+    expect(sentence).to_contain_text("4 systems")
+    expect(sentence).to_contain_text(f"{review.correlation.spearman:.2f}")
+
+    # Charts: server-side SVG inline in the page, with the systems on them.
+    scatter = page.locator("figure.chart svg").first
+    expect(scatter).to_be_visible()
+    assert page.locator("figure.chart svg").count() >= 4
+
+    # Medals and placement: each system's row says its medal and its place.
+    systems = page.locator("table").first
+    for s in review.systems:
+        row = systems.locator("tbody tr", has_text=s.system)
+        expect(row).to_contain_text(s.medal_text or "—")
+        if s.placement_text:
+            expect(row).to_contain_text(s.placement_text)
+    gold = systems.locator("tbody tr", has_text="Frontier-A")
+    expect(gold).to_contain_text("old")
+
+    # The agreement table: one block a problem, with alpha and ICC.
+    agreement = page.locator("h2:has-text('Juror agreement') ~ h3")
+    expect(agreement).to_have_count(len(review.agreement))
+    expect(page.locator("h2:has-text('Juror agreement') ~ table th").first).to_be_visible()
+    expect(page.get_by_text("Discrepant cells").first).to_be_visible()
+    first = review.agreement[0]
+    if first.alpha.value is not None:
+        expect(page.locator("h2:has-text('Juror agreement') ~ table").first).to_contain_text(
+            f"{first.alpha.value:.2f}"
+        )
+
+    with page.expect_download() as download:
+        page.click("text=PDF report")
+    assert download.value.suggested_filename.endswith(".pdf")
+    with open(download.value.path(), "rb") as pdf:
+        assert pdf.read(5) == b"%PDF-"
+
+
+def test_a_juror_is_refused_every_review_url(page, live_server, graded):
+    login(page, live_server, "juror1", PASSWORD)
+    for url in _juror_urls(live_server):
+        if url.endswith("/"):  # a page: the browser shows the refusal
+            response = page.goto(url)
+            body = page.content()
+        else:  # a download: fetched with the juror's session
+            response = page.request.get(url)
+            body = response.text()
+        assert response.status == 403, url
+        for system in SHARES:
+            assert system not in body, (url, system)
