@@ -411,6 +411,7 @@ def problem_unresolved(problem: Problem) -> list[str]:
 
 @dataclass
 class SystemTotal:
+    system_id: int
     system: str
     tier: str
     by_problem: dict[int, Decimal | None]
@@ -439,10 +440,81 @@ def final_totals(competition: Competition, *, finalized_only: bool = True) -> li
             system = row.paper.system
             entry = totals.setdefault(
                 system.pk,
-                SystemTotal(system.name, system.tier, {p.number: None for p in problems}, counted),
+                SystemTotal(
+                    system.pk, system.name, system.tier, {p.number: None for p in problems}, counted
+                ),
             )
             if finalized or not finalized_only:
                 entry.by_problem[problem.number] = row.final_total
     return sorted(
         totals.values(), key=lambda t: (t.total is None, -(t.total or 0), t.system.casefold())
+    )
+
+
+@dataclass(frozen=True)
+class OutOf:
+    """What a jury total is out of, and why."""
+
+    points: Decimal
+    rubric_total: Decimal | None  # the rubrics' maxima summed, when every problem has one
+    competition_total: Decimal  # the competition's total points (the thresholds' scale)
+    missing: tuple[int, ...]  # problems without a rubric
+
+    @property
+    def warning(self) -> str:
+        """Say where the rubrics and the competition's total points disagree ("" if not)."""
+        if self.rubric_total is None or self.rubric_total == self.competition_total:
+            return ""
+        return (
+            f"The rubrics add up to {_points(self.rubric_total)} points but the competition's "
+            f"total points are {_points(self.competition_total)} (the scale of the medal "
+            "thresholds): change one of them so that they agree."
+        )
+
+
+def _points(value: Decimal) -> str:
+    return f"{value.normalize():f}"
+
+
+def jury_out_of(competition: Competition) -> OutOf:
+    """Return what jury totals are out of: the sum of the rubric maxima when every problem
+    has a rubric, else the competition's total points (three queries)."""
+    problems = list(competition.problems.order_by("number"))
+    criteria = current_rubrics(problems)
+    missing = tuple(p.number for p in problems if not criteria.get(p.pk))
+    rubric_total = (
+        None
+        if missing or not problems
+        else sum((c.maximum for p in problems for c in criteria[p.pk]), Decimal(0))
+    )
+    return OutOf(
+        points=competition.total_points if rubric_total is None else rubric_total,
+        rubric_total=rubric_total,
+        competition_total=competition.total_points,
+        missing=missing,
+    )
+
+
+@dataclass(frozen=True)
+class TotalsPage:
+    competition: Competition
+    problems: list
+    totals: list[SystemTotal]
+    out_of: OutOf
+    provisional: bool
+
+    @property
+    def columns(self) -> int:
+        """The table's columns: system, tier, one a problem, total."""
+        return len(self.problems) + 3
+
+
+def totals_page(competition: Competition, *, provisional: bool) -> TotalsPage:
+    """The jury totals page: final totals (or provisional ones) and what they are out of."""
+    return TotalsPage(
+        competition=competition,
+        problems=list(competition.problems.order_by("number")),
+        totals=final_totals(competition, finalized_only=not provisional),
+        out_of=jury_out_of(competition),
+        provisional=provisional,
     )

@@ -139,20 +139,40 @@ def problem_jurors_remove(*, problem: Problem, usernames: list[str]) -> int:
 
 
 @dataclass
+class Shortfall:
+    """A problem whose group is too small for the jurors each paper needs."""
+
+    problem: int
+    group: int  # jurors in the problem's group
+    need: int  # jurors each paper needs
+    papers: int = 0  # papers still short of jurors
+    missing: int = 0  # jurors missing over those papers
+
+    def line(self) -> str:
+        papers = f"{self.papers} paper{'s' if self.papers != 1 else ''}"
+        jurors = f"{self.missing} assignment{'s' if self.missing != 1 else ''}"
+        group = f"{self.group} juror{'s' if self.group != 1 else ''}"
+        return (
+            f"warning: problem {self.problem}: {papers} short of jurors ({jurors} missing): "
+            f"its group has {group} and each paper needs {self.need}; "
+            "add jurors to the group (set_jury_group) and assign again"
+        )
+
+
+@dataclass
 class AssignmentReport:
     created: int = 0
     short: dict[str, int] = field(default_factory=dict)  # paper code -> jurors still missing
     load: dict[str, int] = field(default_factory=dict)  # juror -> papers
     finalized: list[int] = field(default_factory=list)  # problems left as they are
+    shortfalls: dict[int, Shortfall] = field(default_factory=dict)  # problem number -> ...
 
     def lines(self) -> list[str]:
+        """What a person reads: one line a juror, a finalized problem, a short problem."""
         out = [f"{self.created} assignments created"]
         out += [f"{u}: {n} papers" for u, n in sorted(self.load.items())]
         out += [f"problem {n} is finalized: no juror added" for n in self.finalized]
-        out += [
-            f"warning: {code} is {n} juror(s) short (too few jurors in its problem's group)"
-            for code, n in sorted(self.short.items())
-        ]
+        out += [s.line() for _, s in sorted(self.shortfalls.items())]
         return out
 
 
@@ -214,6 +234,11 @@ def jurors_assign(
                 load[juror.username] += 1
             if missing > len(candidates):
                 report.short[paper.code] = missing - len(candidates)
+                shortfall = report.shortfalls.setdefault(
+                    problem.number, Shortfall(problem.number, len(groups[problem.pk]), need)
+                )
+                shortfall.papers += 1
+                shortfall.missing += missing - len(candidates)
     _rebalance(planned, groups, on_paper, load)
     Assignment.objects.bulk_create(Assignment(paper=p, juror=j) for p, j in planned)
     report.created = len(planned)

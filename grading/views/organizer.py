@@ -39,7 +39,7 @@ from ..rubric_uploads import (
     rubric_upload_fields,
     rubric_upload_read,
 )
-from ..selectors import comparison_sheet, final_totals, rubric_criteria
+from ..selectors import comparison_sheet, rubric_criteria, totals_page
 
 organizer_required = role_required(ORGANIZER)
 
@@ -340,14 +340,8 @@ def marks_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
 @organizer_required
 def totals(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
-    show_all = request.GET.get("provisional") == "1"
-    context = {
-        "competition": competition,
-        "problems": list(competition.problems.order_by("number")),
-        "totals": final_totals(competition, finalized_only=not show_all),
-        "provisional": show_all,
-    }
-    return render(request, "grading/totals.html", context)
+    page = totals_page(competition, provisional=request.GET.get("provisional") == "1")
+    return render(request, "grading/totals.html", {"page": page, "competition": competition})
 
 
 @require_POST

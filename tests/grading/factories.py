@@ -21,7 +21,7 @@ from grading.models import (
     Rubric,
 )
 from grading.services.papers import CODE_ALPHABET
-from ioleval.roles import CHAIR, JUROR
+from ioleval.roles import CHAIR, JUROR, ORGANIZER
 from tests.puzzles.factories import ProblemFactory, SystemFactory
 
 
@@ -66,6 +66,11 @@ class JurorFactory(UserFactory):
 class ChairFactory(UserFactory):
     username = factory.Sequence(lambda n: f"chair-{n}")
     roles = _roles((CHAIR, JUROR))
+
+
+class OrganizerFactory(UserFactory):
+    username = factory.Sequence(lambda n: f"organizer-{n}")
+    roles = _roles((ORGANIZER,))
 
 
 class RubricFactory(factory.django.DjangoModelFactory):

@@ -294,7 +294,31 @@ def test_too_small_group_is_reported_short(competition):
     p2 = set(Paper.objects.filter(problem__number=2).values_list("code", flat=True))
     assert report.short == {code: 1 for code in p2}
     assert report.created == 8 + 4 + 8
-    assert any("short" in line for line in report.lines())
+    short = [line for line in report.lines() if "short" in line]
+    assert short == [
+        f"warning: problem 2: {len(p2)} papers short of jurors ({len(p2)} assignments "
+        "missing): its group has 1 juror and each paper needs 2; add jurors to the group "
+        "(set_jury_group) and assign again"
+    ]
+
+
+def test_shortfalls_are_one_line_a_problem_at_any_scale(competition):
+    """Hundreds of short papers are still one warning for their problem."""
+    from puzzles.models import System
+
+    names = [f"Model {i:03d}" for i in range(60)]
+    System.objects.bulk_create(System(competition=competition, name=n) for n in names)
+    papers_create(competition=competition, system_names=names)
+    group(competition, 1, [JurorFactory()])
+    report = jurors_assign(competition=competition, per_paper=2)
+    assert len(report.short) == 3 * 60
+    warnings = [line for line in report.lines() if line.startswith("warning:")]
+    assert [line.split(":")[1] for line in warnings] == [" problem 1", " problem 2", " problem 3"]
+    assert {n: (s.papers, s.missing, s.group) for n, s in report.shortfalls.items()} == {
+        1: (60, 60, 1),
+        2: (60, 120, 0),
+        3: (60, 120, 0),
+    }
 
 
 def test_problem_without_group_is_short_by_n(competition):

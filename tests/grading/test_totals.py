@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from grading.selectors import final_totals
+from grading.selectors import final_totals, jury_out_of, totals_page
 from grading.services import problem_finalize
 from tests.grading.factories import (
     ChairFactory,
@@ -63,3 +63,47 @@ def test_a_zero_total_ranks_above_totals_not_final(board):
     totals = final_totals(competition, finalized_only=False)
     assert [t.system for t in totals] == ["Zed", "mid", "Abc", "Aaa"]
     assert totals[-1].total is None
+
+
+def test_totals_carry_the_system_id(board):
+    competition, _, _ = board
+    ids = dict(competition.systems.values_list("name", "pk"))
+    assert {t.system: t.system_id for t in final_totals(competition)} == ids
+
+
+def test_out_of_is_the_competition_total_until_every_problem_has_a_rubric(board):
+    competition, _, _ = board
+    out_of = jury_out_of(competition)
+    assert (out_of.points, out_of.rubric_total, out_of.missing) == (D(100), None, (3,))
+    assert out_of.warning == ""  # nothing to compare yet
+
+
+def test_out_of_is_the_rubric_maxima_and_a_disagreement_is_said(board):
+    competition, _, _ = board
+    rubric_with(competition.problems.get(number=3), ("3a", 4, 1), ("3b", "1.5", "0.5"))
+    out_of = jury_out_of(competition)
+    assert (out_of.points, out_of.rubric_total, out_of.missing) == (D("10.5"), D("10.5"), ())
+    assert out_of.warning == (
+        "The rubrics add up to 10.5 points but the competition's total points are 100 (the "
+        "scale of the medal thresholds): change one of them so that they agree."
+    )
+    competition.total_points = D("10.5")
+    competition.save()
+    assert jury_out_of(competition).warning == ""
+
+
+def test_totals_page_says_what_totals_are_out_of(board, client):
+    from django.urls import reverse
+
+    from tests.grading.factories import OrganizerFactory
+
+    competition, _, _ = board
+    rubric_with(competition.problems.get(number=3), ("3a", 5, 1))
+    client.force_login(OrganizerFactory())
+    response = client.get(reverse("grading:totals", args=[competition.slug]))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Total / 10" in html and "Total / 100" not in html
+    assert "The rubrics add up to 10 points but the competition&#x27;s total points are 100" in html
+    page = totals_page(competition, provisional=True)
+    assert page.columns == 3 + 3
