@@ -43,6 +43,17 @@ def assignment_for(user, code: str) -> Assignment:
     )
 
 
+def paper_for_pdf(user, code: str) -> Paper:
+    """Return the paper with this code if the user may have its PDF, or 404.
+
+    Its jurors may, and organizers may open any paper's (the PDF holds the answers and an
+    empty marking table, no juror's marks)."""
+    own = Assignment.objects.filter(paper__code=code, juror=user)
+    if has_role(user, ORGANIZER) or own.exists():
+        return get_object_or_404(Paper.objects.select_related("problem__competition"), code=code)
+    raise Http404("no such paper of yours")
+
+
 def thread_access(user, paper: Paper) -> Assignment | None:
     """Return the user's own assignment of the paper (None for a chair or organizer).
 

@@ -19,16 +19,15 @@ from .. import batches
 from ..errors import GradingError
 from ..models import Assignment, Paper
 from ..pdf import packet_pdf, paper_filename, paper_pdf, paper_text
-from ..selectors import assignment_for, thread_access
+from ..selectors import paper_for_pdf, thread_access
 
 
 @require_GET
-@role_required(JUROR, CHAIR)
+@role_required(JUROR, CHAIR, ORGANIZER)
 def paper_download(request: HttpRequest, code: str) -> HttpResponse:
-    assignment = assignment_for(request.user, code)
-    return attachment(
-        paper_pdf(assignment.paper), paper_filename(assignment.paper), "application/pdf"
-    )
+    """One paper's PDF: for its jurors, and for organizers any paper."""
+    paper = paper_for_pdf(request.user, code)
+    return attachment(paper_pdf(paper), paper_filename(paper), "application/pdf")
 
 
 @require_GET

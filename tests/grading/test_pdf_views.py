@@ -41,6 +41,18 @@ def test_juror_downloads_own_paper_only(client, jury):
     assert client.get(reverse("grading:paper_pdf", args=[foreign.code])).status_code == 404
 
 
+def test_organizer_opens_any_single_paper_and_a_chair_only_their_own(client, jury):
+    unassigned = Paper.objects.exclude(assignments__juror__username="chair").first()
+    organizer = _login(client, "organizer")
+    for paper in (unassigned, Paper.objects.order_by("-code").first()):
+        response = organizer.get(reverse("grading:paper_pdf", args=[paper.code]))
+        assert response.status_code == 200 and response.content.startswith(b"%PDF")
+        assert response["Content-Disposition"] == f'attachment; filename="{paper.code}.pdf"'
+    assert organizer.get(reverse("grading:paper_pdf", args=["P9-ZZZZ"])).status_code == 404
+    chair = _login(client, "chair")
+    assert chair.get(reverse("grading:paper_pdf", args=[unassigned.code])).status_code == 404
+
+
 def test_packet_needs_an_assignment_in_the_problem(client, jury):
     client = _login(client, "juror4")
     mine = (
