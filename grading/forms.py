@@ -43,7 +43,14 @@ class SelectionForm(forms.Form):
 
     def __init__(self, *args, systems=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["systems"].choices = [(s.name, f"{s.name} ({s.tier})") for s in systems]
+        self.fields["systems"].choices = [(s.name, _system_label(s)) for s in systems]
+
+
+def _system_label(system) -> str:
+    """Return a system as the selection lists it; an external one says its answers are away."""
+    if system.external:
+        return f"{system.name} ({system.tier}, external: answers held elsewhere)"
+    return f"{system.name} ({system.tier})"
 
 
 class AssignForm(forms.Form):

@@ -38,7 +38,15 @@ from puzzles.models import Competition, Output, Problem, Task
 
 from .errors import GradingError
 from .models import Paper
-from .selectors import current_rubrics, paper_answers, paper_answers_of
+from .selectors import (
+    HELD_ELSEWHERE_NOTE,
+    answers_held_elsewhere,
+    current_rubrics,
+    external_system_ids,
+    paper_answers,
+    paper_answers_of,
+    paper_held_elsewhere,
+)
 from .text import (
     answer_text,
     breakable_html,
@@ -172,6 +180,7 @@ class Sheet:
     context: str
     tasks: list[SheetTask]
     grid: list[GridRow]
+    held_elsewhere: bool = False  # its answers are outside ioleval: the sheet says so instead
 
     @property
     def total_maximum(self) -> Decimal:
@@ -263,6 +272,11 @@ def sheet_builder(papers: list[Paper]) -> Callable[[Paper], Sheet]:
         )
     }
     criteria = current_rubrics(problem_ids)
+    problem_of = {t.pk: t.problem_id for problem_tasks in tasks.values() for t in problem_tasks}
+    answered = {(system_id, problem_of[task_id]) for system_id, task_id in outputs}
+    # Only papers without outputs may be held elsewhere: ask about their systems alone.
+    bare = {p.system_id for p in papers if (p.system_id, p.problem_id) not in answered}
+    external = external_system_ids(bare) if bare else set()
 
     def build(paper: Paper) -> Sheet:
         problem = problems[paper.problem_id]
@@ -283,6 +297,10 @@ def sheet_builder(papers: list[Paper]) -> Callable[[Paper], Sheet]:
                 GridRow(c.code, c.title, c.description, c.get_kind_display(), c.maximum, c.step)
                 for c in criteria.get(problem.pk, [])
             ],
+            held_elsewhere=answers_held_elsewhere(
+                external=paper.system_id in external,
+                has_outputs=(paper.system_id, paper.problem_id) in answered,
+            ),
         )
 
     return build
@@ -479,10 +497,10 @@ def paper_text(paper: Paper) -> str:
     """
     problem = paper.problem
     title = f"Problem {problem.number}" + (f": {problem.title}" if problem.title else "")
-    lines = [
-        f"Paper {paper.code} · {title}",
-        "The answers and explanations of this paper in full, as the system gave them.",
-    ]
+    lines = [f"Paper {paper.code} · {title}"]
+    if paper_held_elsewhere(paper):
+        return "\n".join([*lines, "", HELD_ELSEWHERE_NOTE]) + "\n"
+    lines.append("The answers and explanations of this paper in full, as the system gave them.")
     for row in paper_answers_of(paper):
         task: Task = row["task"]
         lines += ["", "", f"== Assignment {task.number} ({task.get_task_type_display()}) =="]

@@ -6,17 +6,18 @@ Every function here runs a fixed number of queries whatever the number of papers
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
 from ioleval.roles import CHAIR, ORGANIZER, has_role
-from puzzles.models import Competition, Output, Problem
+from puzzles.models import Competition, Output, Problem, System
 
 from .consensus import DISCREPANT, CellState, cell_state
 from .models import (
@@ -103,6 +104,44 @@ def current_rubrics(problems) -> dict[int, list[Criterion]]:
     return criteria
 
 
+# --- answers held elsewhere -------------------------------------------------------------------
+
+# What a paper of an external system says in place of its answers, to its jurors: never the
+# system, only where the answers are.
+HELD_ELSEWHERE_NOTE = (
+    "The answers of this paper are held elsewhere: the organizers keep them outside this site,"
+    " so no answer or explanation is shown here (the paper is not blank). Grade it from the"
+    " copy the organizers give you; if it is graded elsewhere, the organizers import its marks."
+)
+
+
+def answers_held_elsewhere(*, external: bool, has_outputs: bool) -> bool:
+    """Return whether a paper's answers are held elsewhere: an external system's, no output here.
+
+    An external system was created by an import of automatic figures; once outputs of the
+    problem are imported for it, its paper shows them like any other.
+    """
+    return external and not has_outputs
+
+
+def external_system_ids(system_ids: Iterable[int]) -> set[int]:
+    """Return which of these systems are external (one query)."""
+    return set(
+        System.objects.filter(pk__in=set(system_ids), external=True).values_list("pk", flat=True)
+    )
+
+
+def paper_held_elsewhere(paper: Paper) -> bool:
+    """Return whether the paper's answers are held elsewhere (one query)."""
+    return (
+        System.objects.filter(pk=paper.system_id, external=True)
+        .exclude(
+            Exists(Output.objects.filter(system=OuterRef("pk"), task__problem=paper.problem_id))
+        )
+        .exists()
+    )
+
+
 @dataclass
 class JurorPaper:
     assignment: Assignment
@@ -161,6 +200,7 @@ class GradingPage:
     tags: list
     chosen_tags: set[int]
     others: dict[int, PaperCell] = field(default_factory=dict)  # once submitted
+    held_elsewhere: bool = False  # its answers are outside ioleval (HELD_ELSEWHERE_NOTE)
 
 
 @dataclass(frozen=True)
@@ -221,19 +261,24 @@ def grading_page(assignment: Assignment) -> GradingPage:
             "task_id", "source", "parsed_items", "extracted_items", "explanation", "scores"
         )
     }
+    shown = [outputs.get(t.pk) for t in tasks]
     tags = list(ObservationTag.objects.filter(competition_id=problem.competition_id))
     chosen = set(PaperTag.objects.filter(assignment=assignment).values_list("tag_id", flat=True))
+    has_outputs = any(o is not None for o in shown)
+    # Only a paper without outputs may be held elsewhere: ask about its system then alone.
+    external = not has_outputs and paper.system_id in external_system_ids([paper.system_id])
     return GradingPage(
         assignment=assignment,
         paper=paper,
         problem=problem,
         criteria=criteria,
         marks=marks,
-        outputs=[outputs.get(t.pk) for t in tasks],
+        outputs=shown,
         tasks=tasks,
         tags=tags,
         chosen_tags=chosen,
         others=paper_cells(paper, criteria) if assignment.is_submitted else {},
+        held_elsewhere=answers_held_elsewhere(external=external, has_outputs=has_outputs),
     )
 
 
@@ -299,6 +344,7 @@ class SheetRow:
     juror_names: str = ""
     cells: list[SheetCell] = field(default_factory=list)
     totals: dict[int, Decimal] = field(default_factory=dict)  # juror id -> total
+    held_elsewhere: bool = False  # its answers are outside ioleval (HELD_ELSEWHERE_NOTE)
 
     @property
     def discrepancies(self) -> int:
@@ -366,6 +412,16 @@ def comparison_sheet(
         .values_list("paper_id", "criterion_id")
         .annotate(n=Count("pk"))
     )
+    external = {p.system_id for p in papers if p.system.external}
+    answered = (
+        set(
+            Output.objects.filter(system_id__in=external, task__problem=problem).values_list(
+                "system_id", flat=True
+            )
+        )
+        if external
+        else set()
+    )
     thread_base = reverse("grading:thread", args=[_CODE, 0])
     rows = []
     for paper in papers:
@@ -375,6 +431,9 @@ def comparison_sheet(
             jurors=[a.juror for a in assignments],
             submitted={a.juror_id for a in assignments if a.submitted_at},
             juror_names=" · ".join(a.juror.username for a in assignments),
+            held_elsewhere=answers_held_elsewhere(
+                external=paper.system_id in external, has_outputs=paper.system_id in answered
+            ),
         )
         # One reverse() per sheet, not per cell: at 300 papers x 10 criteria it showed.
         thread_url = thread_base.replace(_CODE, paper.code)

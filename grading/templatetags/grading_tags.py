@@ -6,6 +6,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from ..selectors import HELD_ELSEWHERE_NOTE
 from ..text import answer_text, points_text, truncation_note
 
 register = template.Library()
@@ -15,6 +16,12 @@ register = template.Library()
 def points(value) -> str:
     """Format points as written by hand: 3, 0.5 (never 3.00)."""
     return points_text(value)
+
+
+@register.simple_tag
+def held_elsewhere_note() -> str:
+    """Say, for a juror, that the paper's answers are held elsewhere (never by whom)."""
+    return HELD_ELSEWHERE_NOTE
 
 
 @register.filter

@@ -17,7 +17,13 @@ from .. import services
 from ..errors import GradingError
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
 from ..models import Assignment, Criterion, DiscussionComment, Mark, Paper, Resolution
-from ..selectors import comparison_sheet, paper_answers_of, problem_jury, thread_access
+from ..selectors import (
+    comparison_sheet,
+    paper_answers_of,
+    paper_held_elsewhere,
+    problem_jury,
+    thread_access,
+)
 from ..text import explanation_html, points_text
 
 chair_required = role_required(CHAIR, ORGANIZER)
@@ -100,6 +106,7 @@ def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
         "paper": paper,
         "criterion": criterion,
         "answers": answers,
+        "held_elsewhere": paper_held_elsewhere(paper),
         "marks": marks,
         "own": own,
         "resolution": resolution,

@@ -42,6 +42,7 @@ def grade(request: HttpRequest, code: str) -> HttpResponse:
         "page": page,
         "assignment": assignment,
         "answers": answers,
+        "held_elsewhere": page.held_elsewhere,
         "rows": [(c, page.marks.get(c.pk), page.others.get(c.pk)) for c in page.criteria],
         "tags_form": TagsForm(tags=page.tags, initial={"tags": list(page.chosen_tags)}),
     }
