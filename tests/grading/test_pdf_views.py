@@ -49,6 +49,9 @@ def test_organizer_opens_any_single_paper_and_a_chair_only_their_own(client, jur
         assert response.status_code == 200 and response.content.startswith(b"%PDF")
         assert response["Content-Disposition"] == f'attachment; filename="{paper.code}.pdf"'
     assert organizer.get(reverse("grading:paper_pdf", args=["P9-ZZZZ"])).status_code == 404
+    # The comparison sheet links each paper's PDF for organizers.
+    sheet = organizer.get(reverse("grading:sheet", args=["demo", unassigned.problem.number]))
+    assert reverse("grading:paper_pdf", args=[unassigned.code]) in sheet.content.decode()
     chair = _login(client, "chair")
     assert chair.get(reverse("grading:paper_pdf", args=[unassigned.code])).status_code == 404
 
