@@ -1,6 +1,7 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from grading.services import jurors_assign
+from ioleval.commands import AppCommand
 from puzzles.management.commands._base import competition_or_error, import_errors
 
 
@@ -12,7 +13,7 @@ def problem_override(text: str) -> tuple[int, int]:
         raise CommandError(f"--problem takes P=N (problem number = jurors), not {text!r}") from None
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = "Give every paper at least N jurors of its problem's grading group; never drops marks."
 
     def add_arguments(self, parser):

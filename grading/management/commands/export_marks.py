@@ -1,12 +1,11 @@
 import sys
 
-from django.core.management.base import BaseCommand
-
 from grading.services import marks_csv, marks_xlsx
+from ioleval.commands import AppCommand
 from puzzles.management.commands._base import competition_or_error
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = "Export every mark and final mark (CSV to stdout, or XLSX to --out)."
 
     def add_arguments(self, parser):

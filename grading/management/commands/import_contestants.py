@@ -1,13 +1,12 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
-
 from grading.services import contestants_import
+from ioleval.commands import AppCommand
 from puzzles.management.commands._base import competition_or_error, import_errors
 from puzzles.tabular import open_text
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = (
         "Replace the competition's human contestants: CSV with columns contestant, total; or "
         "contestant, problem, criterion, points (criterion codes of the current rubrics; "

@@ -1,13 +1,12 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
-
 from grading.services import marks_import
+from ioleval.commands import AppCommand
 from puzzles.management.commands._base import competition_or_error, import_errors
 from puzzles.tabular import open_text
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = (
         "Import marks graded elsewhere (columns system, problem, criterion, juror, points, "
         "comment); with --final, agreed final marks."

@@ -1,12 +1,11 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
-
 from grading.services import rubrics_import, rubrics_preview
+from ioleval.commands import AppCommand
 from puzzles.management.commands._base import competition_or_error, import_errors
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = (
         "Import rubrics (criteria with maximum and step) for one or more problems from JSON; "
         "prints what the import does to existing marks."

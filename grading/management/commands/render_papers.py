@@ -1,16 +1,17 @@
 import time
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from grading.batches import STALL_AFTER_SECONDS
 from grading.errors import GradingError
 from grading.pdf import competition_papers, papers_clear, papers_failed, papers_last_written
 from grading.tasks import render_papers_task
+from ioleval.commands import AppCommand
 from puzzles.models import Competition
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = (
         "Render each paper of a competition as <code>.pdf in a folder, through Celery "
         "(in-process when no broker is configured). A paper that fails to render leaves "

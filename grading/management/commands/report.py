@@ -1,14 +1,15 @@
 import json
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from grading.review.report import review_pdf
 from grading.review.services import review_cached
+from ioleval.commands import AppCommand
 from puzzles.management.commands._base import competition_or_error
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = (
         "Write the result review of a competition (jury against automatic, medals, criterion "
         "difficulty, juror agreement, observations): --format json prints it or writes it to "

@@ -1,15 +1,16 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from grading.services import papers_create
+from ioleval.commands import AppCommand
 from puzzles.errors import ImportFailure
 from puzzles.management.commands._base import competition_or_error, import_errors
 from puzzles.tabular import open_text
 from puzzles.untrusted import text_check
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = "Make the anonymized papers (one per problem) of the named systems."
 
     def add_arguments(self, parser):

@@ -1,10 +1,11 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from grading.services import problem_jurors_remove, problem_jurors_set
+from ioleval.commands import AppCommand
 from puzzles.management.commands._base import competition_or_error, import_errors
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = (
         "Add jurors to the grading group of a problem, or with --remove take out jurors who"
         " have marked none of its papers (their unmarked papers are unassigned)."

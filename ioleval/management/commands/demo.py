@@ -1,10 +1,11 @@
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
 
 from grading.demo import demo_jury_load
+from ioleval.commands import AppCommand
 from ioleval.roles import CHAIR, JUROR, ORGANIZER
 from puzzles.demo import demo_competition_load
 
@@ -18,7 +19,7 @@ USERS = [
 ]
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = "Load the demo competition, systems, users and a jury in progress (idempotent)."
 
     def add_arguments(self, parser):

@@ -1,12 +1,13 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from ioleval.commands import AppCommand
 from puzzles.models import Task
 from puzzles.services import answer_key_amend
 
 from ._base import competition_or_error, import_errors
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = "Add or remove an accepted alternative of an answer-key item, rescore, report changes."
 
     def add_arguments(self, parser):

@@ -1,13 +1,12 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
-
+from ioleval.commands import AppCommand
 from puzzles.services import competition_import_iolai
 
 from ._base import import_errors
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = "Create or update a competition from a directory in the IOL-AI results layout."
 
     def add_arguments(self, parser):

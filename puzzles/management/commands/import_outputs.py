@@ -1,7 +1,6 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
-
+from ioleval.commands import AppCommand
 from puzzles.models import System
 from puzzles.services import outputs_import_csv, outputs_import_jsonl
 from puzzles.tabular import open_text
@@ -9,7 +8,7 @@ from puzzles.tabular import open_text
 from ._base import competition_or_error, import_errors
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = (
         "Import one system's outputs: a submission CSV (id,pred[,explanation]) or, "
         'with --raw, JSONL lines {"id", "output"} of free model text.'

@@ -1,14 +1,13 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
-
+from ioleval.commands import AppCommand
 from puzzles.services import system_scores_import
 from puzzles.tabular import open_text
 
 from ._base import competition_or_error, import_errors
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = (
         "Import automatic figures computed elsewhere: CSV with columns system, score and "
         "optional exact_match, chrf, problem (0-1 scale; a blank problem is the whole "

@@ -1,7 +1,6 @@
 import json
 
-from django.core.management.base import BaseCommand
-
+from ioleval.commands import AppCommand
 from ioleval.spreadsheet import csv_text
 from puzzles.metrics import METRICS
 from puzzles.selectors import STAGES, leaderboard
@@ -20,7 +19,7 @@ COLUMNS = (
 )
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = "Print the automatic leaderboard, one row per system (0-1 scale)."
 
     def add_arguments(self, parser):

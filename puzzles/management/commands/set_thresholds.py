@@ -1,8 +1,7 @@
 import argparse
 from decimal import Decimal, InvalidOperation
 
-from django.core.management.base import BaseCommand
-
+from ioleval.commands import AppCommand
 from puzzles.services import competition_set_thresholds
 
 from ._base import competition_or_error, import_errors
@@ -19,7 +18,7 @@ def points(text: str) -> Decimal:
     return value
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = "Set a competition's medal thresholds in points."
 
     def add_arguments(self, parser):
