@@ -372,14 +372,20 @@ def rubrics_read(
         criteria = entry.get("criteria")
         if not isinstance(criteria, list):
             raise GradingError("criteria must be a list", file=where, field="criteria")
-        tasks = {t.external_id: t for t in problem.tasks.all()}
-        specs = [
-            criterion_spec_parse(c, where=f"{where}.criteria[{i}]", tasks=tasks)
-            for i, c in enumerate(criteria, start=1)
-        ]
-        _specs_check(specs, where=where)
-        result[problem] = specs
+        result[problem] = rubric_specs(problem=problem, criteria=criteria, where=where)
     return result
+
+
+def rubric_specs(*, problem: Problem, criteria: list[dict], where: str) -> list[CriterionSpec]:
+    """Check one problem's criteria, given as rows of the rubric JSON schema (from a file or
+    from the rubric editor's rows), and return them as specs; errors name `where`."""
+    tasks = {t.external_id: t for t in problem.tasks.all()}
+    specs = [
+        criterion_spec_parse(c, where=f"{where}.criteria[{i}]", tasks=tasks)
+        for i, c in enumerate(criteria, start=1)
+    ]
+    _specs_check(specs, where=where)
+    return specs
 
 
 class RubricEffectChanged(GradingError):

@@ -186,10 +186,8 @@ def rubric_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     change = None
     if request.method == "POST" and form.is_valid() and formset.is_valid():
         criteria = [spec for row in formset.forms if (spec := row.as_spec())]
-        document = json.dumps({"problem": number, "criteria": criteria})
         try:
-            specs = services.rubrics_read(document, competition=problem.competition, file="rubric")
-            specs = specs[problem]
+            specs = services.rubric_specs(problem=problem, criteria=criteria, where="rubric")
             if request.POST.get("apply"):
                 rubric, change = services.rubric_replace(
                     problem=problem,

@@ -485,3 +485,15 @@ def test_rubric_editor_previews_and_needs_a_new_version_once_marked(client, jury
         ),
     )
     assert "item numbers separated by commas" in bad.content.decode()
+
+
+def test_rubric_editor_errors_name_the_row_and_field(client, jury):
+    """The editor checks its rows with the same rules as a rubric file, without a JSON trip."""
+    client = _login(client, "organizer")
+    url = reverse("grading:rubric", args=["demo", 2])
+    rows = [
+        {"code": "2a", "title": "Fine", "kind": "theory", "maximum": "2", "step": "0.5"},
+        {"code": "2b", "title": "Bad step", "kind": "theory", "maximum": "1", "step": "0.3"},
+    ]
+    page = client.post(url, _rubric_post(rows, preview="1")).content.decode()
+    assert "rubric.criteria[2], field &#x27;step&#x27;" in page
