@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from puzzles.errors import ImportFailure
+from ioleval.errors import AppError
 
 
-class GradingError(ImportFailure):
+class GradingError(AppError):
     """A jury action that is not allowed or not valid; nothing was changed."""

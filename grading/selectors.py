@@ -32,7 +32,7 @@ from .models import (
     Resolution,
     Rubric,
 )
-from .text import points_text
+from .text import explanation_html, points_text
 
 
 def assignment_for(user, code: str) -> Assignment:
@@ -588,3 +588,183 @@ def totals_page(competition: Competition, *, provisional: bool) -> TotalsPage:
         out_of=jury_out_of(competition),
         provisional=provisional,
     )
+
+
+# --- the comparison sheet and a criterion's thread, as pages ------------------------------
+
+
+@dataclass(frozen=True)
+class SheetFilters:
+    """The comparison sheet's filters, read from its query string."""
+
+    only: bool = False  # only rows with a discrepancy
+    juror: str = ""  # only rows this juror (username) is assigned
+    status: str = ""  # "complete" (all submitted), "incomplete", or "" for both
+
+    STATUSES = ("complete", "incomplete")
+
+    @classmethod
+    def from_query(cls, query) -> SheetFilters:
+        status = query.get("status", "")
+        return cls(
+            only=query.get("only") == "discrepancies",
+            juror=query.get("juror", ""),
+            status=status if status in cls.STATUSES else "",
+        )
+
+    def apply(self, rows: list[SheetRow]) -> list[SheetRow]:
+        """Return the rows these filters keep, in their order."""
+        if self.only:
+            rows = [r for r in rows if r.discrepancies]
+        if self.juror:
+            rows = [r for r in rows if any(j.username == self.juror for j in r.jurors)]
+        if self.status:
+            complete = self.status == "complete"
+            rows = [r for r in rows if (len(r.submitted) == len(r.jurors)) == complete]
+        return rows
+
+
+@dataclass(frozen=True)
+class SheetPage:
+    problem: Problem
+    jury: ProblemJury
+    criteria: list[Criterion]
+    rows: list[SheetRow]
+    jurors: list[str]  # the usernames on the rows shown, for the juror filter
+    filters: SheetFilters
+
+
+def sheet_page(problem: Problem, user, filters: SheetFilters) -> SheetPage:
+    """The comparison sheet of a problem for a chair or organizer who grades none of its
+    papers any longer (403 while they still do)."""
+    if Assignment.objects.filter(
+        paper__problem=problem, juror=user, submitted_at__isnull=True
+    ).exists():
+        raise PermissionDenied("submit your own papers of this problem first")
+    jury = problem_jury(problem)
+    criteria, rows = comparison_sheet(problem, tolerance=jury.tolerance)
+    rows = filters.apply(rows)
+    return SheetPage(
+        problem=problem,
+        jury=jury,
+        criteria=criteria,
+        rows=rows,
+        jurors=sorted({j.username for r in rows for j in r.jurors}),
+        filters=filters,
+    )
+
+
+@dataclass(frozen=True)
+class MarkChange:
+    """One change of a mark or a decision, with the value before it."""
+
+    when: object
+    who: object
+    old: Decimal | None
+    new: Decimal | None
+    reason: str
+    juror: object = None
+
+
+@dataclass(frozen=True)
+class ThreadPage:
+    paper: Paper
+    criterion: Criterion
+    answers: list[dict]
+    held_elsewhere: bool
+    marks: list[Mark]  # submitted marks
+    own: Assignment | None  # the user's own assignment of the paper
+    resolution: Resolution | None
+    comments: list[DiscussionComment]
+    is_chair: bool
+    finalized: bool
+    still_grading: int  # jurors of the paper who have not submitted it
+    history: list[MarkChange]  # the chair's view of the marks' changes
+    decision_history: list[MarkChange]
+
+    @property
+    def may_comment(self) -> bool:
+        return (self.own is not None or self.is_chair) and not self.finalized
+
+
+def thread_page(paper: Paper, criterion: Criterion, user) -> ThreadPage:
+    """A criterion's discussion of one paper, for whoever thread_access lets in."""
+    own = thread_access(user, paper)
+    marks = list(
+        Mark.objects.filter(
+            assignment__paper=paper, criterion=criterion, assignment__submitted_at__isnull=False
+        )
+        .select_related("assignment__juror")
+        .order_by("assignment__juror__username")
+    )
+    resolution = Resolution.objects.filter(paper=paper, criterion=criterion).first()
+    is_chair = has_role(user, CHAIR)
+    history: list = []
+    if is_chair:
+        # Submitted papers only (a draft is its juror's until submitted), and the criterion's
+        # code across rubric versions (a new version moves the marks to a new criterion).
+        history = list(
+            Mark.history.filter(
+                assignment__paper=paper,
+                assignment__submitted_at__isnull=False,
+                criterion__rubric__problem_id=paper.problem_id,
+                criterion__code=criterion.code,
+            )
+            .select_related("history_user", "assignment__juror")
+            .order_by("history_date", "history_id")
+        )
+    answers = paper_answers_of(paper)
+    for row in answers:
+        row["explanation_html"] = explanation_html(row["explanation"])
+    return ThreadPage(
+        paper=paper,
+        criterion=criterion,
+        answers=answers,
+        held_elsewhere=paper_held_elsewhere(paper),
+        marks=marks,
+        own=own,
+        resolution=resolution,
+        comments=list(
+            DiscussionComment.objects.filter(paper=paper, criterion=criterion).select_related(
+                "author"
+            )
+        ),
+        is_chair=is_chair,
+        finalized=problem_jury(paper.problem).finalized_at is not None,
+        still_grading=paper.assignments.filter(submitted_at__isnull=True).count(),
+        history=mark_changes(history),
+        decision_history=decision_changes(resolution) if resolution and is_chair else [],
+    )
+
+
+def decision_changes(resolution: Resolution) -> list[MarkChange]:
+    """Pair each recorded decision with the agreed mark before it."""
+    rows, old = [], None
+    for record in resolution.history.select_related("history_user").order_by("history_date"):
+        reason = record.history_change_reason or record.reason or ""
+        rows.append(
+            MarkChange(record.history_date, record.history_user, old, record.points, reason)
+        )
+        old = record.points
+    return rows
+
+
+def mark_changes(history: list) -> list[MarkChange]:
+    """Pair each historical mark with the value before it (per juror); unchanged saves drop."""
+    last: dict[int, Decimal | None] = {}
+    rows = []
+    for record in history:
+        old = last.get(record.assignment_id)
+        if old != record.points:
+            rows.append(
+                MarkChange(
+                    when=record.history_date,
+                    who=record.history_user,
+                    old=old,
+                    new=record.points,
+                    reason=record.history_change_reason or "",
+                    juror=record.assignment.juror,
+                )
+            )
+        last[record.assignment_id] = record.points
+    return rows

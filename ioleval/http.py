@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse
+from collections.abc import Callable
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+
+from .errors import AppError
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+Outcome = str | list[str] | None
 
 
 def attachment(content: bytes | str, filename: str, content_type: str) -> HttpResponse:
@@ -12,3 +21,29 @@ def attachment(content: bytes | str, filename: str, content_type: str) -> HttpRe
     response = HttpResponse(content, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+def post_redirect(request: HttpRequest, action: Callable[[], Outcome], to: str) -> HttpResponse:
+    """Run a POST view's action, then redirect to `to` (post/redirect/get).
+
+    What the action returns is the success message (lines joined by "; "; None: no
+    message); an AppError it raises (a refused form, an import failure, a jury rule) is the
+    error message, and the action has changed nothing. Every POST view that redirects goes
+    through here, so no refusal reaches the user as a 500."""
+    try:
+        outcome = action()
+    except AppError as exc:
+        messages.error(request, exc.for_page)
+    else:
+        if outcome:
+            messages.success(request, "; ".join(outcome) if isinstance(outcome, list) else outcome)
+    return redirect(to)
+
+
+def form_data(form: forms.Form) -> dict:
+    """Return the form's cleaned data, or raise its errors as an AppError naming the first
+    field at fault."""
+    if not form.is_valid():
+        field = next(iter(form.errors), "form")
+        raise AppError(form.errors.as_text(), field="form" if field == "__all__" else field)
+    return form.cleaned_data

@@ -13,9 +13,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from ioleval.errors import AppError
 from ioleval.http import XLSX, attachment
 from ioleval.roles import ORGANIZER, role_required
-from puzzles.errors import ImportFailure
 from puzzles.models import Problem
 from puzzles.selectors import competition_get
 
@@ -107,7 +107,7 @@ def _back(request: HttpRequest, slug: str, action: Callable[[], str | list[str]]
     """Run an organizer action; report its outcome or its error on the jury page."""
     try:
         outcome = action()
-    except ImportFailure as exc:
+    except AppError as exc:
         messages.error(request, exc.for_page)
     else:
         messages.success(request, "; ".join(outcome) if isinstance(outcome, list) else outcome)
@@ -200,7 +200,7 @@ def rubric_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
                 )
                 return redirect("grading:rubric", slug=slug, number=number)
             change = services.rubric_change_preview(problem=problem, specs=specs)
-        except ImportFailure as exc:
+        except AppError as exc:
             form.add_error(None, exc.for_page)
     context = {
         "problem": problem,
@@ -255,7 +255,7 @@ def rubrics_upload(request: HttpRequest, slug: str) -> HttpResponse:
     except services.RubricEffectChanged:
         messages.warning(request, "The marks changed since the preview: check the effect again.")
         return _rubrics_preview_again(request, competition, upload)
-    except ImportFailure as exc:
+    except AppError as exc:
         messages.error(request, exc.for_page)
     else:
         messages.success(request, "; ".join(_rubrics_applied(results)))
@@ -283,7 +283,7 @@ def _rubrics_preview_again(request: HttpRequest, competition, upload: RubricUplo
         changes = services.rubrics_preview(
             upload.text, competition=competition, new_version=upload.new_version, file=upload.name
         )
-    except ImportFailure as exc:
+    except AppError as exc:
         messages.error(request, exc.for_page)
         return redirect("grading:jury", slug=competition.slug)
     return _rubrics_preview_page(request, competition, upload, changes)

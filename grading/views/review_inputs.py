@@ -14,8 +14,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from ioleval.errors import AppError
 from ioleval.roles import ORGANIZER, role_required
-from puzzles.errors import ImportFailure
 from puzzles.selectors import competition_get
 from puzzles.services import system_scores_import
 
@@ -52,7 +52,7 @@ def _upload(
         upload: UploadedFile = form.cleaned_data["file"]
         stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline="")
         result = importer(competition=competition, stream=stream, file=upload.name)
-    except ImportFailure as exc:
+    except AppError as exc:
         messages.error(request, exc.for_page)
     else:
         messages.success(request, "; ".join(result.lines()))

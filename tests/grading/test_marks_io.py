@@ -208,9 +208,9 @@ def test_missing_column_is_a_grading_error_naming_it(competition):
 
 
 def test_missing_column_names_file_line_and_field(competition):
-    from puzzles.errors import ImportFailure
+    from ioleval.errors import AppError
 
-    with pytest.raises(ImportFailure) as caught:
+    with pytest.raises(AppError) as caught:
         run(competition, "system,problem,criterion,juror\nAlpha,1,1a,alice\n", file="m.csv")
     assert (caught.value.file, caught.value.line, caught.value.field) == ("m.csv", 1, "points")
     assert not Mark.objects.exists()
@@ -427,9 +427,9 @@ def test_export_of_an_empty_competition_is_a_header(competition):
 
 
 def test_missing_column_message_lists_each_expected_column_once(competition):
-    from puzzles.errors import ImportFailure
+    from ioleval.errors import AppError
 
-    with pytest.raises(ImportFailure) as caught:
+    with pytest.raises(AppError) as caught:
         run(competition, "system,problem,criterion,points\nAlpha,1,1a,1\n")
     expected = caught.value.message.split("(expected ", 1)[1].rstrip(")").split(", ")
     assert expected == ["system", "problem", "criterion", "points", "juror", "comment", "status"]

@@ -86,7 +86,7 @@ def test_comparison_sheet_queries_are_constant(client, django_assert_max_num_que
     with django_assert_max_num_queries(MAX_QUERIES):
         response = client.get(url)
     assert response.status_code == 200
-    assert len(response.context["rows"]) == n_papers
+    assert len(response.context["page"].rows) == n_papers
 
 
 @pytest.mark.parametrize("n_papers", [3, 120])

@@ -290,13 +290,15 @@ def test_the_chairs_thread_shows_the_paper_and_each_decision_with_its_old_value(
     chair.post(decide, {"points": "1", "reason": "first"})
     chair.post(decide, {"points": "1.5", "reason": "second thoughts"})
     response = chair.get(reverse("grading:thread", args=[paper.code, criterion.pk]))
-    decisions = response.context["decision_history"]
-    assert [(d["old"], d["new"], d["reason"]) for d in decisions] == [
+    decisions = response.context["page"].decision_history
+    assert [(d.old, d.new, d.reason) for d in decisions] == [
         (None, Decimal("1"), "first"),
         (Decimal("1"), Decimal("1.5"), "second thoughts"),
     ]
     body = response.content.decode()
-    answer = next(item["answer"] for row in response.context["answers"] for item in row["items"])
+    answer = next(
+        item["answer"] for row in response.context["page"].answers for item in row["items"]
+    )
     assert "The paper's answers" in body and answer in body
     assert paper.system.name not in body
     grade = reverse("grading:grade", args=[paper.code])
@@ -402,9 +404,9 @@ def test_chairs_history_leaves_out_drafts_and_follows_new_rubric_versions(client
     Assignment.objects.filter(juror__username="chair").delete()
     chair = _login(client, "chair")
     url = reverse("grading:thread", args=[paper.code, criterion.pk])
-    history = chair.get(url).context["history"]
-    assert {h["juror"].username for h in history} == {"juror1", "juror2"}
-    assert "ta- was never named" in [h["reason"] for h in history]
+    history = chair.get(url).context["page"].history
+    assert {h.juror.username for h in history} == {"juror1", "juror2"}
+    assert "ta- was never named" in [h.reason for h in history]
     # A new rubric version moves the marks to new criteria; the history comes along.
     current = rubric_current(paper.problem)
     specs = [
@@ -413,8 +415,8 @@ def test_chairs_history_leaves_out_drafts_and_follows_new_rubric_versions(client
     ]
     rubric_replace(problem=paper.problem, specs=specs, new_version=True)
     moved = rubric_current(paper.problem).criteria.get(code="1c")
-    history = chair.get(reverse("grading:thread", args=[paper.code, moved.pk])).context["history"]
-    assert "ta- was never named" in [h["reason"] for h in history]
+    page = chair.get(reverse("grading:thread", args=[paper.code, moved.pk])).context["page"]
+    assert "ta- was never named" in [h.reason for h in page.history]
 
 
 def _rubric_post(rubric_rows, **extra):
@@ -497,3 +499,51 @@ def test_rubric_editor_errors_name_the_row_and_field(client, jury):
     ]
     page = client.post(url, _rubric_post(rows, preview="1")).content.decode()
     assert "rubric.criteria[2], field &#x27;step&#x27;" in page
+
+
+def test_tolerance_on_a_finalized_problem_is_refused_with_a_message(client, jury):
+    """It answered 500: the service's refusal reached the user as an exception."""
+    from django.contrib.messages import get_messages
+
+    from grading.models import ProblemJury
+
+    jury3 = ProblemJury.objects.get(problem__competition__slug="demo", problem__number=3)
+    assert jury3.finalized_at is not None
+    before = jury3.tolerance
+    chair = _login(client, "chair")
+    url = reverse("grading:tolerance", args=["demo", 3])
+    response = chair.post(url, {"tolerance": "1"})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("grading:sheet", args=["demo", 3])
+    [message] = list(get_messages(response.wsgi_request))
+    assert message.level_tag == "error" and "finalized" in message.message
+    jury3.refresh_from_db()
+    assert jury3.tolerance == before
+    chair.get(response["Location"])  # the sheet shows (and so consumes) the message
+    bad = chair.post(reverse("grading:tolerance", args=["demo", 1]), {"tolerance": "x"})
+    [message] = list(get_messages(bad.wsgi_request))
+    assert bad.status_code == 302 and message.level_tag == "error"
+    assert "tolerance" in message.message.lower()
+
+
+def test_sheet_filters_read_the_query_and_keep_their_rows():
+    from types import SimpleNamespace
+
+    from django.http import QueryDict
+
+    from grading.selectors import SheetFilters
+
+    filters = SheetFilters.from_query(QueryDict("only=discrepancies&juror=ann&status=bogus"))
+    assert filters == SheetFilters(only=True, juror="ann", status="")
+
+    def row(discrepancies, jurors, submitted):
+        people = [SimpleNamespace(username=u, pk=i) for i, u in enumerate(jurors)]
+        return SimpleNamespace(
+            discrepancies=discrepancies, jurors=people, submitted=set(range(submitted))
+        )
+
+    rows = [row(1, ["ann", "bob"], 2), row(0, ["ann"], 1), row(2, ["bob", "cy"], 1)]
+    assert filters.apply(rows) == [rows[0]]
+    assert SheetFilters(status="incomplete").apply(rows) == [rows[2]]
+    assert SheetFilters(status="complete", juror="ann").apply(rows) == rows[:2]
+    assert SheetFilters().apply(rows) == rows

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 from django.core.management.base import CommandError
 
-from puzzles.errors import ImportFailure
+from ioleval.errors import AppError
 from puzzles.models import Competition
 
 
@@ -21,8 +21,9 @@ def competition_or_error(slug: str) -> Competition:
 
 @contextmanager
 def import_errors():
-    """Turn ImportFailure into CommandError (non-zero exit, message on stderr)."""
+    """Turn the application's refusals (AppError: import failures, jury refusals) into
+    CommandError (non-zero exit, message on stderr)."""
     try:
         yield
-    except ImportFailure as exc:
+    except AppError as exc:
         raise CommandError(str(exc)) from None
