@@ -96,7 +96,7 @@ def competition_names(request: HttpRequest, slug: str) -> HttpResponse:
         except ImportFailure as exc:
             messages.error(request, exc.for_page)
     else:
-        messages.error(request, f"Names not saved: {form.errors.as_text()}")
+        messages.error(request, f"Names not saved: {form.errors_text()}")
     return redirect("puzzles:competition", slug=slug)
 
 
