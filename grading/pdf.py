@@ -290,7 +290,7 @@ def sheet_builder(papers: list[Paper]) -> Callable[[Paper], Sheet]:
             competition=problem.competition.name,
             problem_number=problem.number,
             problem_title=problem.title,
-            language=problem.language,
+            language=problem.language_label,
             context=breakable_text(problem.context),
             tasks=[_sheet_task(row, earlier) for row in rows],
             grid=[

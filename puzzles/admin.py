@@ -7,7 +7,7 @@ from .models import AnswerAmendment, Competition, ExternalScore, Output, Problem
 class ProblemInline(admin.TabularInline):
     model = Problem
     extra = 0
-    fields = ["number", "title", "language", "points"]
+    fields = ["number", "title", "language", "language_name", "points"]
 
 
 @admin.register(Competition)
@@ -25,7 +25,7 @@ class TaskInline(admin.TabularInline):
 
 @admin.register(Problem)
 class ProblemAdmin(admin.ModelAdmin):
-    list_display = ["competition", "number", "title", "language", "points"]
+    list_display = ["competition", "number", "title", "language_label", "points"]
     list_filter = ["competition"]
     inlines = [TaskInline]
 

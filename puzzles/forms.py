@@ -5,8 +5,9 @@ from __future__ import annotations
 from django import forms
 from django.core.validators import validate_slug
 
+from .languages import language_label
 from .metrics import METRICS
-from .models import System
+from .models import Problem, System
 
 
 class LeaderboardForm(forms.Form):
@@ -73,3 +74,54 @@ class ThresholdsForm(forms.Form):
     honourable_mention = forms.DecimalField(
         max_digits=7, decimal_places=2, min_value=0, required=False
     )
+
+
+class CompetitionNamesForm(forms.Form):
+    """The competition's name, and each problem's title and language display name."""
+
+    name = forms.CharField(max_length=200, label="competition name")
+
+    def __init__(self, *args, problems: list[Problem], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.problems = problems
+        for p in problems:
+            title, language_name = f"problem {p.number} title", f"problem {p.number} language name"
+            self.fields[f"title_{p.number}"] = forms.CharField(
+                max_length=200,
+                required=False,
+                initial=p.title,
+                label=title,
+                widget=forms.TextInput(attrs={"aria-label": title}),
+            )
+            self.fields[f"language_name_{p.number}"] = forms.CharField(
+                max_length=120,
+                required=False,
+                initial=p.language_name,
+                label=language_name,
+                # Empty shows the ISO 639 name: the placeholder says which.
+                widget=forms.TextInput(
+                    attrs={"aria-label": language_name, "placeholder": language_label(p.language)}
+                ),
+            )
+
+    def rows(self) -> list[tuple[Problem, forms.BoundField, forms.BoundField]]:
+        """Return each problem with its title and language name fields, for the table."""
+        return [
+            (p, self[f"title_{p.number}"], self[f"language_name_{p.number}"]) for p in self.problems
+        ]
+
+    def errors_text(self) -> str:
+        """Return the errors as one line that names each field by its label."""
+        return "; ".join(
+            f"{self.fields[f].label if f in self.fields else 'form'}: {' '.join(errors)}"
+            for f, errors in self.errors.items()
+        )
+
+    def names(self) -> dict:
+        """Return the cleaned names as competition_names_save takes them."""
+        data = self.cleaned_data
+        return {
+            "name": data["name"],
+            "titles": {p.number: data[f"title_{p.number}"] for p in self.problems},
+            "language_names": {p.number: data[f"language_name_{p.number}"] for p in self.problems},
+        }

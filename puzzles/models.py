@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from simple_history.models import HistoricalRecords
 
+from .languages import language_label
+
 
 class Competition(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
@@ -38,7 +40,17 @@ class Problem(models.Model):
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="problems")
     number = models.PositiveIntegerField()
     title = models.CharField(max_length=200, blank=True)
-    language = models.CharField(max_length=120, blank=True)
+    language = models.CharField(
+        max_length=120,
+        blank=True,
+        help_text="Language tags as the data gives them (esu_Latn), or a name in free text.",
+    )
+    language_name = models.CharField(
+        max_length=120,
+        blank=True,
+        help_text="Shown instead of the ISO 639 name; needed where the code names no "
+        "language (mis: uncoded).",
+    )
     points = models.DecimalField(max_digits=6, decimal_places=2, default=Decimal("20"))
     context = models.TextField(blank=True, help_text="The problem's data, as given to contestants.")
 
@@ -50,6 +62,11 @@ class Problem(models.Model):
 
     def __str__(self) -> str:
         return f"Problem {self.number}" + (f": {self.title}" if self.title else "")
+
+    @property
+    def language_label(self) -> str:
+        """Return the language as readers see it: 'Central Yupik (esu)'."""
+        return language_label(self.language, name=self.language_name)
 
 
 class Task(models.Model):

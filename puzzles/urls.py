@@ -8,6 +8,7 @@ urlpatterns = [
     path("competitions/", views.competition_list, name="competitions"),
     path("competitions/import/", views.import_iolai, name="import_iolai"),
     path("c/<slug:slug>/", views.competition_detail, name="competition"),
+    path("c/<slug:slug>/names/", views.competition_names, name="names"),
     path("c/<slug:slug>/thresholds/", views.competition_thresholds, name="thresholds"),
     path("c/<slug:slug>/publish/", views.competition_publish, name="publish"),
     path("c/<slug:slug>/rescore/", views.competition_rescore, name="rescore"),

@@ -21,6 +21,7 @@ from .errors import ImportFailure
 from .exports import board_csv, board_xlsx
 from .forms import (
     AmendmentForm,
+    CompetitionNamesForm,
     IolaiImportForm,
     LeaderboardForm,
     OutputsImportForm,
@@ -49,6 +50,9 @@ def competition_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "competition": competition,
         "tasks": competition_tasks(competition),
         "systems": competition.systems.order_by("tier", "name"),
+        "names_form": CompetitionNamesForm(
+            initial={"name": competition.name}, problems=list(competition.problems.all())
+        ),
         "thresholds_form": ThresholdsForm(
             initial={
                 "gold": competition.gold_threshold,
@@ -74,6 +78,25 @@ def competition_thresholds(request: HttpRequest, slug: str) -> HttpResponse:
             messages.error(request, str(exc))
     else:
         messages.error(request, f"Thresholds not saved: {form.errors.as_text()}")
+    return redirect("puzzles:competition", slug=slug)
+
+
+@require_POST
+@organizer_required
+def competition_names(request: HttpRequest, slug: str) -> HttpResponse:
+    """Save the competition's name and its problems' titles and language names."""
+    competition = competition_get(slug)
+    form = CompetitionNamesForm(request.POST, problems=list(competition.problems.all()))
+    if form.is_valid():
+        try:
+            changed = services.competition_names_save(competition=competition, **form.names())
+            messages.success(
+                request, f"Saved: {', '.join(changed)}." if changed else "No name changed."
+            )
+        except ImportFailure as exc:
+            messages.error(request, exc.for_page)
+    else:
+        messages.error(request, f"Names not saved: {form.errors_text()}")
     return redirect("puzzles:competition", slug=slug)
 
 

@@ -1,7 +1,7 @@
 """Writes to the problem set: imports, scoring, answer-key amendments."""
 
 from .amendments import AmendmentReport, answer_key_amend
-from .competitions import competition_set_thresholds
+from .competitions import competition_names_save, competition_set_thresholds
 from .external_scores import ScoresImport, fraction_parse, system_scores_import
 from .imports import ImportSummary, outputs_import_csv, outputs_import_jsonl
 from .iolai import competition_import_iolai, competition_import_iolai_archive
@@ -14,6 +14,7 @@ __all__ = [
     "answer_key_amend",
     "competition_import_iolai",
     "competition_import_iolai_archive",
+    "competition_names_save",
     "competition_rescore",
     "competition_set_thresholds",
     "fraction_parse",

@@ -3,6 +3,11 @@
 task/test.csv and task/solution.csv give the tasks and answer keys (problems derive
 from task ids 1YYYYPPTT00); submissions/*/{metadata,predictions}.json give systems.
 The whole directory is validated before anything is written, in one transaction.
+
+Names: the competition is called "IOL-AI <year>" unless named; a problem's title is the
+language its data names (puzzles.languages.language_named_in), else the ISO 639 name of
+its code. A re-import fills names that are empty and never overwrites one an organizer
+gave (only an explicit name for the competition replaces the old one).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from django.db import transaction
 from ..answer_keys import answer_key_parse
 from ..archives import ZipLimits, zip_extract
 from ..errors import ImportFailure
+from ..languages import language_code, language_name, language_named_in, language_tags
 from ..models import Competition, Output, Problem, System, Task
 from ..tabular import csv_rows, open_text, read_json
 from .imports import ImportSummary, outputs_write
@@ -162,7 +168,22 @@ def _weight(text: str, *, file: str, line: int) -> float:
 
 def _language(task_lang: str) -> str:
     # test.csv writes languages as a Python-list-looking string: "['esu_Latn']".
-    return ", ".join(re.findall(r"[A-Za-z]{3}_[A-Za-z]{4}", task_lang)) or task_lang
+    return ", ".join(language_tags(task_lang)) or task_lang
+
+
+def _problem_names(spec: _TaskSpec) -> tuple[str, str]:
+    """Return a problem's title and language display name (empty: the ISO name serves)."""
+    tags = language_tags(spec.task_lang)
+    codes = list(dict.fromkeys(language_code(t) for t in tags))
+    reference = [language_name(code) for code in codes]
+    working = {language_name(language_code(t)) for t in language_tags(spec.work_lang)}
+    named = language_named_in(spec.context, exclude=frozenset(n for n in working if n))
+    if named:
+        # Only an uncoded language needs a display name; a coded one keeps its ISO name.
+        return named, named if codes and not all(reference) else ""
+    if codes and all(reference):
+        return ", ".join(reference), ""
+    return "", ""
 
 
 @dataclass
@@ -272,12 +293,16 @@ def competition_import_iolai(
         year = years.pop() if len(years) == 1 else None
 
     summary = ImportSummary(competition=slug)
+    default_name = f"IOL-AI {year}" if year else "IOL-AI"
     competition, created = Competition.objects.get_or_create(
-        slug=slug, defaults={"name": name or slug, "year": year}
+        slug=slug, defaults={"name": name or default_name, "year": year}
     )
     summary.count("competition", created)
-    if not created and (name or year):
-        competition.name = name or competition.name
+    # Earlier imports named a competition after its slug: that name is replaced, an
+    # organizer's is kept.
+    unnamed = competition.name in ("", slug)
+    if not created and (name or year or unnamed):
+        competition.name = name or (default_name if unnamed else competition.name)
         competition.year = year or competition.year
         competition.save(update_fields=["name", "year"])
 
@@ -289,6 +314,7 @@ def competition_import_iolai(
                 number=spec.problem_number,
                 defaults={"context": spec.context, "language": _language(spec.task_lang)},
             )
+            _problem_names_fill(problem, *_problem_names(spec))
             problems[spec.problem_number] = problem
             summary.count("problems", created)
     tasks: dict[str, Task] = {}
@@ -330,6 +356,19 @@ def competition_import_iolai(
         )
     competition_rescore(competition=competition)
     return summary
+
+
+def _problem_names_fill(problem: Problem, title: str, language_name: str) -> None:
+    # Fill what is empty: a title or name an organizer edited stays.
+    changed = []
+    if title and not problem.title:
+        problem.title = title
+        changed.append("title")
+    if language_name and not problem.language_name:
+        problem.language_name = language_name
+        changed.append("language_name")
+    if changed:
+        problem.save(update_fields=changed)
 
 
 def zip_limits() -> ZipLimits:

@@ -12,8 +12,13 @@ class Command(AppCommand):
     def add_arguments(self, parser):
         parser.add_argument("directory", type=Path)
         parser.add_argument("--slug", required=True)
-        parser.add_argument("--name", default="")
-        parser.add_argument("--year", type=int)
+        parser.add_argument(
+            "--name",
+            default="",
+            help='readable name (default: "IOL-AI <year>" on creation; a re-import without '
+            "--name keeps the current name)",
+        )
+        parser.add_argument("--year", type=int, help="default: the year in the task ids")
 
     def handle(self, *args, **options):
         with import_errors():
