@@ -157,6 +157,21 @@ def rank_rows(rows: list[BoardRow], *, rank_by: str = "all") -> list[BoardRow]:
     return rows
 
 
+def board_sort(rows: list[BoardRow], *, sort: str = "", group: bool = False) -> list[BoardRow]:
+    """Return the rows ordered by a column (`score`, `-score`: descending, `task_<id>`), then
+    grouped by tier if asked; an unknown column keeps the board's order. Sorts are stable."""
+    rows = list(rows)
+    key = sort.lstrip("-")
+    if key.startswith("task_"):
+        task = key.removeprefix("task_")
+        rows.sort(key=lambda r: r.task_scores.get(task, 0.0), reverse=sort.startswith("-"))
+    elif key in BOARD_COLUMNS:
+        rows.sort(key=lambda r: r.as_dict()[key], reverse=sort.startswith("-"))
+    if group:
+        rows.sort(key=lambda r: r.tier)
+    return rows
+
+
 def _rate(count: int, total: int) -> float:
     return round(count / total, 4) if total else 0.0
 

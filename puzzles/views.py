@@ -12,7 +12,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.celery import app as celery_app
-from ioleval.http import XLSX, attachment
+from ioleval.errors import AppError
+from ioleval.http import XLSX, attachment, post_redirect
 from ioleval.progress import DONE, FAILED, RUNNING, UNKNOWN, Progress, poll_response, task_progress
 from ioleval.roles import ORGANIZER, role_required
 
@@ -27,7 +28,7 @@ from .forms import (
     OutputsImportForm,
     ThresholdsForm,
 )
-from .leaderboard import BOARD_COLUMNS
+from .leaderboard import board_sort
 from .models import AnswerAmendment, Competition, Task
 from .selectors import competition_get, competition_tasks, extraction_effect, leaderboard
 from .tasks import competition_rescore_task
@@ -69,16 +70,16 @@ def competition_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @organizer_required
 def competition_thresholds(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
+
     form = ThresholdsForm(request.POST)
-    if form.is_valid():
-        try:
-            services.competition_set_thresholds(competition=competition, **form.cleaned_data)
-            messages.success(request, "Medal thresholds saved.")
-        except ImportFailure as exc:
-            messages.error(request, str(exc))
-    else:
-        messages.error(request, f"Thresholds not saved: {form.errors.as_text()}")
-    return redirect("puzzles:competition", slug=slug)
+
+    def act() -> str:
+        if not form.is_valid():
+            raise AppError(f"Thresholds not saved: {form.errors.as_text()}", field="form")
+        services.competition_set_thresholds(competition=competition, **form.cleaned_data)
+        return "Medal thresholds saved."
+
+    return post_redirect(request, act, reverse("puzzles:competition", args=[slug]))
 
 
 @require_POST
@@ -87,17 +88,14 @@ def competition_names(request: HttpRequest, slug: str) -> HttpResponse:
     """Save the competition's name and its problems' titles and language names."""
     competition = competition_get(slug)
     form = CompetitionNamesForm(request.POST, problems=list(competition.problems.all()))
-    if form.is_valid():
-        try:
-            changed = services.competition_names_save(competition=competition, **form.names())
-            messages.success(
-                request, f"Saved: {', '.join(changed)}." if changed else "No name changed."
-            )
-        except ImportFailure as exc:
-            messages.error(request, exc.for_page)
-    else:
-        messages.error(request, f"Names not saved: {form.errors_text()}")
-    return redirect("puzzles:competition", slug=slug)
+
+    def act() -> str:
+        if not form.is_valid():
+            raise AppError(f"Names not saved: {form.errors_text()}", field="names")
+        changed = services.competition_names_save(competition=competition, **form.names())
+        return f"Saved: {', '.join(changed)}." if changed else "No name changed."
+
+    return post_redirect(request, act, reverse("puzzles:competition", args=[slug]))
 
 
 def _board_context(request: HttpRequest, competition: Competition) -> dict:
@@ -109,17 +107,7 @@ def _board_context(request: HttpRequest, competition: Competition) -> dict:
         rank_by=options["split"],
         tiers=options["tier"],
     )
-    sort = options["sort"]
-    key = sort.lstrip("-")
-    if key in BOARD_COLUMNS or key.startswith("task_"):
-        rows.sort(
-            key=lambda r: (
-                r.task_scores.get(key[5:], 0.0) if key.startswith("task_") else r.as_dict()[key]
-            ),
-            reverse=sort.startswith("-"),
-        )
-    if options["group"]:
-        rows.sort(key=lambda r: r.tier)
+    rows = board_sort(rows, sort=options["sort"], group=bool(options["group"]))
     return {"options": options, "tasks": tasks, "rows": rows, "competition": competition}
 
 

@@ -252,3 +252,28 @@ def test_selector_sacrebleu_changes_chrf_not_exact_match(demo_competition):
     iol, sb = _by_name(iol), _by_name(sb)
     assert all(iol[s].overall.exact_match == sb[s].overall.exact_match for s in iol)
     assert any(iol[s].overall.chrf != sb[s].overall.chrf for s in iol)
+
+
+def test_board_sort_by_column_task_and_tier():
+    from puzzles.leaderboard import BoardRow, board_sort
+    from puzzles.metrics import Aggregate
+
+    def row(i, name, tier, score, task):
+        figures = Aggregate(exact_match=score, chrf=score, score=score, n_rows=1)
+        return BoardRow(
+            i, name, "", tier, figures, figures, figures, 1.0, 1.0, 0, 1.0, {"t1": task}, i
+        )
+
+    a, b, c = (
+        row(1, "A", "open", 0.9, 0.1),
+        row(2, "B", "baseline", 0.5, 0.7),
+        row(3, "C", "open", 0.7, 0.4),
+    )
+    board = [a, b, c]
+    assert board_sort(board, sort="score") == [b, c, a]
+    assert board_sort(board, sort="-score") == [a, c, b]
+    assert board_sort(board, sort="-task_t1") == [b, c, a]
+    assert board_sort(board, sort="task_t9") == board  # no such task: every row scores 0
+    assert board_sort(board, sort="nonsense") == board
+    assert board_sort(board, sort="-score", group=True) == [b, a, c]  # stable within a tier
+    assert board == [a, b, c]  # the input is left as it was
