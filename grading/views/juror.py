@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
+from ioleval.http import form_data, post_redirect
 from ioleval.roles import CHAIR, JUROR, has_role, role_required
 
 from .. import services
@@ -89,16 +90,15 @@ def mark_save(request: HttpRequest, code: str, criterion_id: int) -> HttpRespons
 @juror_required
 def submit(request: HttpRequest, code: str) -> HttpResponse:
     assignment = assignment_for(request.user, code)
-    try:
+
+    def act() -> str:
         services.assignment_submit(assignment=assignment)
-        messages.success(
-            request,
+        return (
             f"{code} submitted. Beside each criterion: the marks other jurors submitted"
-            " and whether they agree; open its discussion to talk it over.",
+            " and whether they agree; open its discussion to talk it over."
         )
-    except GradingError as exc:
-        messages.error(request, exc.message)
-    return redirect("grading:grade", code=code)
+
+    return post_redirect(request, act, reverse("grading:grade", args=[code]))
 
 
 @require_POST
@@ -106,13 +106,10 @@ def submit(request: HttpRequest, code: str) -> HttpResponse:
 def tags_save(request: HttpRequest, code: str) -> HttpResponse:
     assignment = assignment_for(request.user, code)
     page = grading_page(assignment)
-    form = TagsForm(request.POST, tags=page.tags)
-    if form.is_valid():
-        try:
-            services.tags_set(assignment=assignment, tag_ids=form.cleaned_data["tags"])
-            messages.success(request, "Observations saved.")
-        except GradingError as exc:
-            messages.error(request, exc.message)
-    else:
-        messages.error(request, form.errors.as_text())
-    return redirect("grading:grade", code=code)
+
+    def act() -> str:
+        tags = form_data(TagsForm(request.POST, tags=page.tags))["tags"]
+        services.tags_set(assignment=assignment, tag_ids=tags)
+        return "Observations saved."
+
+    return post_redirect(request, act, reverse("grading:grade", args=[code]))

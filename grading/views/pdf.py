@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from ioleval.http import attachment
+from ioleval.http import attachment, post_redirect
 from ioleval.progress import poll_response
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, role_required
 from puzzles.models import Problem
@@ -93,14 +92,12 @@ def batch_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
 def batch_resume(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
     """Queue again the problems of a stalled or failed batch whose papers are missing."""
     competition, _ = _batch(slug, task_id)
-    try:
+
+    def act() -> str:
         numbers = batches.batch_resume(competition=competition, batch=task_id)
-    except GradingError as error:
-        messages.error(request, str(error))
-    else:
-        problems = ", ".join(str(n) for n in numbers)
-        messages.info(request, f"Resumed: problem {problems} queued again.")
-    return redirect("grading:pdf_batch_status", slug=slug, task_id=task_id)
+        return f"Resumed: problem {', '.join(str(n) for n in numbers)} queued again."
+
+    return post_redirect(request, act, reverse("grading:pdf_batch_status", args=[slug, task_id]))
 
 
 @require_GET

@@ -8,20 +8,19 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 
-from django.contrib import messages
 from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from ioleval.errors import AppError
+from ioleval.http import form_data, post_redirect
 from ioleval.roles import ORGANIZER, role_required
 from puzzles.selectors import competition_get
 from puzzles.services import system_scores_import
 
 from .. import services
 from ..contestants import review_inputs_page
-from ..errors import GradingError
 from ..forms import ContestantsUploadForm, SystemScoresUploadForm
 
 organizer_required = role_required(ORGANIZER)
@@ -45,18 +44,13 @@ def _upload(
 ) -> HttpResponse:
     """Import the uploaded file; report its outcome or its error on the inputs page."""
     competition = competition_get(slug)
-    form = form_class(request.POST, request.FILES)
-    try:
-        if not form.is_valid():
-            raise GradingError(form.errors.as_text(), field="file")
-        upload: UploadedFile = form.cleaned_data["file"]
+
+    def act() -> list[str]:
+        upload: UploadedFile = form_data(form_class(request.POST, request.FILES))["file"]
         stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline="")
-        result = importer(competition=competition, stream=stream, file=upload.name)
-    except AppError as exc:
-        messages.error(request, exc.for_page)
-    else:
-        messages.success(request, "; ".join(result.lines()))
-    return redirect("grading:review_inputs", slug=slug)
+        return importer(competition=competition, stream=stream, file=upload.name).lines()
+
+    return post_redirect(request, act, reverse("grading:review_inputs", args=[slug]))
 
 
 @require_POST
