@@ -768,3 +768,13 @@ def mark_changes(history: list) -> list[MarkChange]:
             )
         last[record.assignment_id] = record.points
     return rows
+
+
+def competition_still_grading(competition: Competition) -> bool:
+    """Whether some problem of the competition has papers and is not finalized (asked by
+    puzzles through puzzles.jury: the public board warns then)."""
+    with_papers = Paper.objects.filter(problem__competition=competition).values("problem_id")
+    finalized = ProblemJury.objects.filter(
+        problem__competition=competition, finalized_at__isnull=False
+    ).values("problem_id")
+    return with_papers.exclude(problem_id__in=finalized).exists()

@@ -28,6 +28,7 @@ from .forms import (
     OutputsImportForm,
     ThresholdsForm,
 )
+from .jury import jury_still_grading
 from .leaderboard import board_sort
 from .models import AnswerAmendment, Competition, Task
 from .selectors import competition_get, competition_tasks, extraction_effect, leaderboard
@@ -194,10 +195,7 @@ def competition_publish(request: HttpRequest, slug: str) -> HttpResponse:
     )
     # Jurors see each answer's exact-match flag: with the board public they could match a
     # paper to a system by its automatic score while grading.
-    grading = competition.problems.filter(papers__isnull=False).exclude(
-        jury__finalized_at__isnull=False
-    )
-    if competition.public_board and grading.exists():
+    if competition.public_board and jury_still_grading(competition):
         messages.warning(
             request,
             "The jury is still grading: jurors could recognise a system on the public board"

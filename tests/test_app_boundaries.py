@@ -1,0 +1,66 @@
+"""The apps' boundary (ARCHITECTURE.md, CONVENTIONS.md "Across apps, ask the owner"):
+`puzzles` never imports `grading` and never reads grading's tables through reverse
+relations; it asks `puzzles.jury`, which `grading` answers."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from django.apps import apps
+
+ROOT = Path(__file__).resolve().parent.parent
+PUZZLES = [p for p in (ROOT / "puzzles").rglob("*.py") if "migrations" not in p.parts]
+
+
+def _grading_relations() -> set[str]:
+    """The names by which puzzles models reach grading's models backwards."""
+    names = set()
+    for model in apps.get_app_config("puzzles").get_models():
+        for relation in model._meta.related_objects:
+            if relation.related_model._meta.app_label == "grading":
+                names.add(relation.get_accessor_name() or "")
+                names.add(relation.field.related_query_name())
+    return {n for n in names if n and not n.endswith("+")}
+
+
+def test_puzzles_never_imports_grading():
+    for path in PUZZLES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith("grading"), path
+            elif isinstance(node, ast.Import):
+                assert not any(a.name.startswith("grading") for a in node.names), path
+
+
+def test_puzzles_never_follows_a_relation_into_grading():
+    names = _grading_relations()
+    assert {"papers", "jury"} <= names  # what the old publish view used
+    # A lookup ("papers__isnull") or a manager call (competition.tags.all()).
+    managers = "all|filter|exclude|count|exists|get|values|values_list|order_by|first|create"
+    pattern = re.compile(
+        r"[.\"'(,\s](" + "|".join(map(re.escape, sorted(names))) + rf")(__\w|\.({managers})\b)"
+    )
+    for path in PUZZLES:
+        text = path.read_text(encoding="utf-8")
+        found = [m.group(0) for m in pattern.finditer(text)]
+        assert not found, (path, found)
+
+
+@pytest.mark.django_db
+def test_the_jury_answers_what_puzzles_asks(db):
+    from django.core.management import call_command
+
+    from grading.models import Paper
+    from puzzles.jury import jury_still_grading
+    from puzzles.models import Competition
+
+    call_command("demo", verbosity=0)
+    demo = Competition.objects.get(slug="demo")
+    assert jury_still_grading(demo)  # problems 1 and 2 have papers and are not finalized
+    Paper.objects.filter(problem__competition=demo, problem__number__in=[1, 2]).delete()
+    assert not jury_still_grading(demo)  # problem 3 alone, finalized
+    assert not jury_still_grading(Competition.objects.create(slug="empty", name="Empty"))
