@@ -7,7 +7,6 @@ tables themselves. Each function runs a fixed number of queries.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -25,12 +24,10 @@ class JurorLoad:
     submitted: int = 0
 
 
-def juror_loads(user_ids: Iterable[int]) -> dict[int, JurorLoad]:
-    """Return each user's papers assigned and submitted, over every competition."""
-    rows = (
-        Assignment.objects.filter(juror_id__in=list(user_ids))
-        .values("juror_id")
-        .annotate(assigned=Count("pk"), submitted=Count("pk", filter=Q(submitted_at__isnull=False)))
+def juror_loads() -> dict[int, JurorLoad]:
+    """Return, by user id, the papers assigned and submitted of everyone with a paper."""
+    rows = Assignment.objects.values("juror_id").annotate(
+        assigned=Count("pk"), submitted=Count("pk", filter=Q(submitted_at__isnull=False))
     )
     return {r["juror_id"]: JurorLoad(r["assigned"], r["submitted"]) for r in rows}
 

@@ -35,7 +35,7 @@ class AccountsPage:
 def accounts_page() -> AccountsPage:
     """Return every account, by username, with its roles and papers assigned and submitted."""
     users = list(get_user_model().objects.order_by("username").prefetch_related("groups"))
-    loads = juror_loads(u.pk for u in users)
+    loads = juror_loads()
     rows = [
         AccountRow(
             user_id=u.pk,
