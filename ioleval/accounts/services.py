@@ -76,6 +76,8 @@ def account_check(*, username: str, name: str, email: str, role: str) -> Account
         ) from None
     if len(name) > 150:
         raise AccountError("the name is longer than 150 characters", field="name")
+    if len(email) > 254:
+        raise AccountError("the email address is longer than 254 characters", field="email")
     if email:
         try:
             validate_email(email)

@@ -58,6 +58,8 @@ def test_create_gives_the_role_and_no_usable_password():
         ({"username": "a b"}, "username", "not a valid username"),
         ({"username": "ANN"}, "username", "exists already"),
         ({"email": "ann@"}, "email", "not an email address"),
+        ({"email": "a@" + "b" * 250 + ".org"}, "email", "longer than 254"),
+        ({"name": "N" * 151}, "name", "longer than 150"),
         ({"role": "admin"}, "role", "unknown role 'admin'"),
     ],
 )
