@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from ioleval.accounts.services import (
     AccountError,
@@ -13,9 +13,10 @@ from ioleval.accounts.services import (
     accounts_read,
     password_link,
 )
+from ioleval.commands import AppCommand
 
 
-class Command(BaseCommand):
+class Command(AppCommand):
     help = (
         "Create accounts from a CSV of username,name,email,role rows (role juror, chair or"
         " organizer; every row or none) and print each username with its one-time"
