@@ -58,8 +58,14 @@ class AssignForm(forms.Form):
 
 
 class GroupForm(forms.Form):
+    """A problem and jurors picked from a list of accounts, each with its load."""
+
     problem = forms.IntegerField(min_value=1)
-    jurors = forms.CharField(max_length=2000, help_text="comma-separated usernames")
+    jurors = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args, candidates=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["jurors"].choices = [(c.username, c.label) for c in candidates]
 
 
 class RubricForm(forms.Form):

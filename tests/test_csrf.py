@@ -45,6 +45,9 @@ def test_a_post_without_a_csrf_token_is_refused_everywhere(username):
         "fmt": "csv",
         "table": "systems",
         "action": "comment",
+        # A set-password link: the user id in base 64 and a token (not a valid one).
+        "uidb64": "MQ",
+        "token": "set-password",
     }
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)

@@ -32,6 +32,7 @@ from ..forms import (
     SelectionForm,
     TagsConfigForm,
 )
+from ..loads import group_candidates
 from ..models import Paper, ProblemJuror
 from ..rubric_uploads import (
     RubricUpload,
@@ -93,7 +94,7 @@ def jury_overview(request: HttpRequest, slug: str) -> HttpResponse:
         "progress": progress,
         "not_blind": sorted(set(not_blind)),
         "assign_form": AssignForm(),
-        "group_form": GroupForm(),
+        "group_form": GroupForm(candidates=group_candidates(competition)),
         "rubric_form": RubricUploadForm(),
         "marks_form": MarksUploadForm(),
         "tags_form": TagsConfigForm(
@@ -139,14 +140,14 @@ def select_systems(request: HttpRequest, slug: str) -> HttpResponse:
 @organizer_required
 def set_group(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
-    form = GroupForm(request.POST)
+    form = GroupForm(request.POST, candidates=group_candidates(competition))
 
     def action() -> str:
         data = _valid(form)
         problem = competition.problems.filter(number=data["problem"]).first()
         if problem is None:
             raise GradingError(f"no problem {data['problem']}", field="problem")
-        names = [n.strip() for n in data["jurors"].split(",") if n.strip()]
+        names = data["jurors"]
         if "remove" in request.POST:
             gone = services.problem_jurors_remove(problem=problem, usernames=names)
             return f"problem {problem.number}: {', '.join(names)} out of its group ({gone} unmarked papers unassigned)"

@@ -129,6 +129,11 @@ AXES_LOCKOUT_CALLABLE = "ioleval.login_throttle.lockout_response"
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_VERBOSE = False  # no start-up banner in every manage.py command's output
 
+# A set-password link (manage.py create_jurors, the accounts page) works once, and for this
+# long at most; commands build absolute links on IOLEVAL_BASE_URL unless given --base-url.
+PASSWORD_RESET_TIMEOUT = env.int("DJANGO_PASSWORD_LINK_DAYS", default=3) * 24 * 60 * 60
+IOLEVAL_BASE_URL = env("IOLEVAL_BASE_URL", default="http://127.0.0.1:8000")
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

@@ -69,6 +69,9 @@ def _kwargs(pattern, paper, criterion):
         "fmt": "csv",
         "table": "systems",
         "action": "comment",
+        # A set-password link: the user id in base 64 and a token (not a valid one).
+        "uidb64": "MQ",
+        "token": "set-password",
     }
     return {name: values[name] for name in pattern.pattern.converters}
 

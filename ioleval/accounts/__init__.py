@@ -1,0 +1,1 @@
+"""Accounts of jurors, chairs and organizers, managed by organizers inside the app."""

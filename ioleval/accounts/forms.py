@@ -1,0 +1,25 @@
+"""Forms of the accounts pages."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from .services import ROLE_GROUPS
+
+
+class AccountForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    name = forms.CharField(max_length=150, required=False)
+    email = forms.EmailField(required=False)
+    role = forms.ChoiceField(choices=[(r, r) for r in ROLE_GROUPS], initial="juror")
+
+
+class AccountsUploadForm(forms.Form):
+    file = forms.FileField(help_text="CSV: username,name,email,role (juror, chair or organizer)")
+
+
+class AccountActionForm(forms.Form):
+    """The account a row's button acts on."""
+
+    user = forms.ModelChoiceField(queryset=get_user_model().objects.all(), to_field_name="pk")

@@ -1,0 +1,260 @@
+"""Writes of accounts: create one or a CSV of them, deactivate, reactivate, set-password links.
+
+No password ever passes through here: a new account has an unusable password until its
+holder sets one through a one-time link (Django's password-reset tokens). A link is valid
+until the password is set and for PASSWORD_RESET_TIMEOUT at most.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TextIO
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.contrib.auth.tokens import default_token_generator
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+from django.db.models.functions import Lower
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+
+from puzzles.errors import ImportFailure
+
+from ..roles import CHAIR, JUROR, ORGANIZER
+
+# The groups each role of the CSV gives: a chair also grades (as ChairFactory in the tests).
+ROLE_GROUPS: dict[str, tuple[str, ...]] = {
+    JUROR: (JUROR,),
+    CHAIR: (CHAIR, JUROR),
+    ORGANIZER: (ORGANIZER,),
+}
+COLUMNS = ("username", "name", "email", "role")
+
+
+class AccountError(ImportFailure):
+    """An account action that is not valid or not allowed; nothing was changed."""
+
+
+@dataclass(frozen=True)
+class AccountSpec:
+    """One account to create, checked."""
+
+    username: str
+    name: str
+    email: str
+    role: str
+
+
+def account_check(*, username: str, name: str, email: str, role: str) -> AccountSpec:
+    """Return the account's fields cleaned, or raise AccountError naming the bad field.
+
+    Whether the username is taken is checked by the callers, against the file and the database.
+    """
+    username, name, email, role = (
+        (username or "").strip(),
+        (name or "").strip(),
+        (email or "").strip(),
+        (role or "").strip().lower(),
+    )
+    if not username:
+        raise AccountError("the username is blank", field="username")
+    if len(username) > 150:
+        raise AccountError("the username is longer than 150 characters", field="username")
+    try:
+        UnicodeUsernameValidator()(username)
+    except ValidationError:
+        raise AccountError(
+            f"{username!r} is not a valid username (letters, digits and @ . + - _ only)",
+            field="username",
+        ) from None
+    if len(name) > 150:
+        raise AccountError("the name is longer than 150 characters", field="name")
+    if len(email) > 254:
+        raise AccountError("the email address is longer than 254 characters", field="email")
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            raise AccountError(f"{email!r} is not an email address", field="email") from None
+    if role not in ROLE_GROUPS:
+        raise AccountError(f"unknown role {role!r} (known: {', '.join(ROLE_GROUPS)})", field="role")
+    return AccountSpec(username=username, name=name, email=email, role=role)
+
+
+def _taken(usernames: Iterable[str]) -> set[str]:
+    """Return those usernames (lowercased) that an account already has, in any letter case."""
+    lowered = {u.lower() for u in usernames}
+    return set(
+        get_user_model()
+        .objects.annotate(lowered=Lower("username"))
+        .filter(lowered__in=lowered)
+        .values_list("lowered", flat=True)
+    )
+
+
+def _create(specs: list[AccountSpec]) -> list:
+    User = get_user_model()
+    groups = {name: Group.objects.get_or_create(name=name)[0] for name in (ORGANIZER, CHAIR, JUROR)}
+    users = []
+    for spec in specs:
+        # No password given: create_user makes it unusable until the holder sets one.
+        user = User.objects.create_user(
+            username=spec.username, email=spec.email, first_name=spec.name
+        )
+        user.groups.set([groups[g] for g in ROLE_GROUPS[spec.role]])
+        users.append(user)
+    return users
+
+
+def account_create(*, username: str, name: str, email: str, role: str):
+    """Create an account in the role's groups, with no usable password; return it.
+
+    The whole name goes to first_name: names do not split reliably into first and last.
+    """
+    spec = account_check(username=username, name=name, email=email, role=role)
+    if _taken([spec.username]):
+        raise AccountError(f"an account {spec.username!r} exists already", field="username")
+    try:
+        with transaction.atomic():
+            return _create([spec])[0]
+    except IntegrityError:
+        raise AccountError(
+            f"an account {spec.username!r} exists already", field="username"
+        ) from None
+
+
+def accounts_read(stream: TextIO, *, file: str) -> list[AccountSpec]:
+    """Read a CSV of username,name,email,role rows, or raise AccountError with line and field."""
+    reader = csv.DictReader(stream)
+    header = [(h or "").strip().lower() for h in reader.fieldnames or []]
+    if not header:
+        raise AccountError("the file is empty", file=file, line=1)
+    if "password" in header:
+        raise AccountError(
+            "passwords are never imported; each account gets a set-password link",
+            file=file,
+            line=1,
+            field="password",
+        )
+    missing = [c for c in COLUMNS if c not in header]
+    unknown = [h for h in header if h not in COLUMNS]
+    if missing or unknown:
+        problem = "; ".join(
+            part
+            for part in (
+                missing and f"missing column(s) {', '.join(missing)}",
+                unknown and f"unknown column(s) {', '.join(unknown)}",
+            )
+            if part
+        )
+        raise AccountError(
+            f"{problem} (expected {','.join(COLUMNS)})",
+            file=file,
+            line=1,
+            field=(missing or unknown)[0],
+        )
+    reader.fieldnames = header
+    specs: list[AccountSpec] = []
+    lines: dict[str, int] = {}
+    for row in reader:
+        line = reader.line_num
+        if None in row:
+            raise AccountError(
+                f"{len(header) + len(row[None])} fields, the header has {len(header)}",
+                file=file,
+                line=line,
+            )
+        try:
+            spec = account_check(**{c: row[c] or "" for c in COLUMNS})
+        except AccountError as exc:
+            raise AccountError(exc.message, file=file, line=line, field=exc.field) from None
+        key = spec.username.lower()
+        if key in lines:
+            raise AccountError(
+                f"username {spec.username!r} is on line {lines[key]} too",
+                file=file,
+                line=line,
+                field="username",
+            )
+        lines[key] = line
+        specs.append(spec)
+    if not specs:
+        raise AccountError("no accounts in the file", file=file, line=1)
+    taken = _taken(s.username for s in specs)
+    for spec in specs:
+        if spec.username.lower() in taken:
+            raise AccountError(
+                f"an account {spec.username!r} exists already",
+                file=file,
+                line=lines[spec.username.lower()],
+                field="username",
+            )
+    return specs
+
+
+def accounts_import(stream: TextIO, *, file: str) -> list:
+    """Create every account of a CSV (username,name,email,role), or none; return them."""
+    specs = accounts_read(stream, file=file)
+    try:
+        with transaction.atomic():
+            return _create(specs)
+    except IntegrityError:
+        raise AccountError(
+            "an account of the file was created meanwhile; nothing was imported", file=file
+        ) from None
+
+
+def _managed(user, *, by) -> None:
+    """Refuse actions on one's own account and on accounts only the Django admin manages."""
+    if by is not None and user.pk == by.pk:
+        raise AccountError("not on your own account", field="user")
+    if user.is_superuser or user.is_staff:
+        raise AccountError(
+            f"{user.username} is a staff account: manage it in the Django admin", field="user"
+        )
+
+
+def account_deactivate(*, user, by=None) -> None:
+    """Deactivate an account: it can no longer log in, its sessions and links stop working."""
+    _managed(user, by=by)
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+
+
+def account_reactivate(*, user, by=None) -> None:
+    """Let a deactivated account log in again with its password, if it has one."""
+    _managed(user, by=by)
+    user.is_active = True
+    user.save(update_fields=["is_active"])
+
+
+def account_password_reset(*, user, by=None) -> None:
+    """Make the account's password unusable: the old password and every earlier link stop."""
+    _managed(user, by=by)
+    if not user.is_active:
+        raise AccountError(f"{user.username} is deactivated: reactivate it first", field="user")
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+
+
+def password_link(user, *, request: HttpRequest | None = None, base_url: str = "") -> str:
+    """Return a one-time set-password link for the account, absolute through request or base_url."""
+    if not user.is_active:
+        raise AccountError(f"{user.username} is deactivated: reactivate it first", field="user")
+    path = reverse(
+        "password_set",
+        kwargs={
+            "uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
+            "token": default_token_generator.make_token(user),
+        },
+    )
+    if request is not None:
+        return request.build_absolute_uri(path)
+    return base_url.rstrip("/") + path
