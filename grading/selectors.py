@@ -28,6 +28,7 @@ from .models import (
     ObservationTag,
     Paper,
     PaperTag,
+    ProblemJuror,
     ProblemJury,
     Resolution,
     Rubric,
@@ -778,3 +779,80 @@ def competition_still_grading(competition: Competition) -> bool:
         problem__competition=competition, finalized_at__isnull=False
     ).values("problem_id")
     return with_papers.exclude(problem_id__in=finalized).exists()
+
+
+# --- the organizer's jury page -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProblemProgress:
+    """One problem's row on the organizer's jury page."""
+
+    problem: Problem  # annotated with n_papers, n_assignments, n_submitted
+    criteria: int
+    jurors: list[str]  # its grading group's usernames
+    discrepancies: int
+    final: int  # papers with a final total
+    finalized: object  # when the chair finalized it, or None
+
+
+@dataclass(frozen=True)
+class JuryOverviewPage:
+    competition: Competition
+    systems: list  # every system, by tier and name, for the selection form
+    selected: set[str]  # names of the systems with papers
+    progress: list[ProblemProgress]
+    not_blind: list[str]  # group members who are organizers (they see system names)
+    tags: list[str]  # the observation tags' names
+
+
+def jury_overview_page(competition: Competition) -> JuryOverviewPage:
+    """The organizer's jury page: selection, per-problem progress, groups, who is not blind."""
+    selected = set(
+        Paper.objects.filter(problem__competition=competition).values_list(
+            "system__name", flat=True
+        )
+    )
+    problems = list(
+        competition.problems.order_by("number")
+        .select_related("jury")
+        .annotate(
+            n_papers=Count("papers", distinct=True),
+            n_assignments=Count("papers__assignments", distinct=True),
+            n_submitted=Count(
+                "papers__assignments",
+                filter=Q(papers__assignments__submitted_at__isnull=False),
+                distinct=True,
+            ),
+        )
+    )
+    members = ProblemJuror.objects.filter(problem__competition=competition)
+    groups: dict[int, list[str]] = defaultdict(list)
+    for problem_id, username in members.values_list("problem_id", "juror__username"):
+        groups[problem_id].append(username)
+    # Members made organizers after they joined (problem_jurors_set refuses organizers).
+    not_blind = members.filter(
+        Q(juror__is_superuser=True) | Q(juror__groups__name=ORGANIZER)
+    ).values_list("juror__username", flat=True)
+    progress = []
+    for problem in problems:
+        criteria, rows = comparison_sheet(problem)
+        jury = getattr(problem, "jury", None)
+        progress.append(
+            ProblemProgress(
+                problem=problem,
+                criteria=len(criteria),
+                jurors=sorted(groups[problem.pk]),
+                discrepancies=sum(r.discrepancies for r in rows),
+                final=sum(r.final_total is not None for r in rows),
+                finalized=jury.finalized_at if jury else None,
+            )
+        )
+    return JuryOverviewPage(
+        competition=competition,
+        systems=list(competition.systems.order_by("tier", "name")),
+        selected=selected,
+        progress=progress,
+        not_blind=sorted(set(not_blind)),
+        tags=list(competition.tags.values_list("name", flat=True)),
+    )

@@ -23,20 +23,25 @@ def attachment(content: bytes | str, filename: str, content_type: str) -> HttpRe
     return response
 
 
-def post_redirect(request: HttpRequest, action: Callable[[], Outcome], to: str) -> HttpResponse:
+def post_redirect(
+    request: HttpRequest, action: Callable[[], Outcome], to: str, *, each_line: bool = False
+) -> HttpResponse:
     """Run a POST view's action, then redirect to `to` (post/redirect/get).
 
-    What the action returns is the success message (lines joined by "; "; None: no
-    message); an AppError it raises (a refused form, an import failure, a jury rule) is the
-    error message, and the action has changed nothing. Every POST view that redirects goes
-    through here, so no refusal reaches the user as a 500."""
+    What the action returns is the success message (lines joined by "; ", or one message a
+    line with `each_line`; None or "": no message); an AppError it raises (a refused form,
+    an import failure, a jury rule) is the error message, and the action has changed
+    nothing. Every POST view that redirects goes through here, so no refusal reaches the
+    user as a 500."""
     try:
         outcome = action()
     except AppError as exc:
         messages.error(request, exc.for_page)
     else:
-        if outcome:
-            messages.success(request, "; ".join(outcome) if isinstance(outcome, list) else outcome)
+        lines = [outcome] if isinstance(outcome, str) else list(outcome or [])
+        for line in lines if each_line else ["; ".join(lines)]:
+            if line:
+                messages.success(request, line)
     return redirect(to)
 
 

@@ -6,15 +6,14 @@ import io
 import json
 from collections.abc import Callable
 
-from django import forms
 from django.contrib import messages
-from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.errors import AppError
-from ioleval.http import XLSX, attachment
+from ioleval.http import XLSX, Outcome, attachment, form_data, post_redirect
 from ioleval.roles import ORGANIZER, role_required
 from puzzles.models import Problem
 from puzzles.selectors import competition_get
@@ -33,14 +32,13 @@ from ..forms import (
     TagsConfigForm,
 )
 from ..loads import group_candidates
-from ..models import Paper, ProblemJuror
 from ..rubric_uploads import (
     RubricUpload,
     rubric_upload_confirmed,
     rubric_upload_fields,
     rubric_upload_read,
 )
-from ..selectors import comparison_sheet, rubric_criteria, totals_page
+from ..selectors import jury_overview_page, rubric_criteria, totals_page
 
 organizer_required = role_required(ORGANIZER)
 
@@ -49,77 +47,25 @@ organizer_required = role_required(ORGANIZER)
 @organizer_required
 def jury_overview(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
-    systems = list(competition.systems.order_by("tier", "name"))
-    selected = set(
-        Paper.objects.filter(problem__competition=competition).values_list(
-            "system__name", flat=True
-        )
-    )
-    problems = list(
-        competition.problems.order_by("number").annotate(
-            n_papers=Count("papers", distinct=True),
-            n_assignments=Count("papers__assignments", distinct=True),
-            n_submitted=Count(
-                "papers__assignments",
-                filter=Q(papers__assignments__submitted_at__isnull=False),
-                distinct=True,
-            ),
-        )
-    )
-    members = ProblemJuror.objects.filter(problem__competition=competition)
-    groups = {}
-    for member in members.select_related("juror", "problem"):
-        groups.setdefault(member.problem.number, []).append(member.juror.username)
-    # Members made organizers after they joined (problem_jurors_set refuses organizers).
-    not_blind = members.filter(
-        Q(juror__is_superuser=True) | Q(juror__groups__name=ORGANIZER)
-    ).values_list("juror__username", flat=True)
-    progress = []
-    for problem in problems:
-        criteria, rows = comparison_sheet(problem)
-        progress.append(
-            {
-                "problem": problem,
-                "criteria": len(criteria),
-                "jurors": sorted(groups.get(problem.number, [])),
-                "discrepancies": sum(r.discrepancies for r in rows),
-                "final": sum(r.final_total is not None for r in rows),
-                "finalized": getattr(getattr(problem, "jury", None), "finalized_at", None),
-            }
-        )
+    page = jury_overview_page(competition)
     context = {
         "competition": competition,
-        "selection_form": SelectionForm(systems=systems, initial={"systems": sorted(selected)}),
-        "selected": selected,
-        "progress": progress,
-        "not_blind": sorted(set(not_blind)),
+        "page": page,
+        "selection_form": SelectionForm(
+            systems=page.systems, initial={"systems": sorted(page.selected)}
+        ),
         "assign_form": AssignForm(),
         "group_form": GroupForm(candidates=group_candidates(competition)),
         "rubric_form": RubricUploadForm(),
         "marks_form": MarksUploadForm(),
-        "tags_form": TagsConfigForm(
-            initial={"names": "\n".join(competition.tags.values_list("name", flat=True))}
-        ),
+        "tags_form": TagsConfigForm(initial={"names": "\n".join(page.tags)}),
     }
     return render(request, "grading/jury_overview.html", context)
 
 
-def _back(request: HttpRequest, slug: str, action: Callable[[], str | list[str]]) -> HttpResponse:
+def _back(request: HttpRequest, slug: str, action: Callable[[], Outcome]) -> HttpResponse:
     """Run an organizer action; report its outcome or its error on the jury page."""
-    try:
-        outcome = action()
-    except AppError as exc:
-        messages.error(request, exc.for_page)
-    else:
-        messages.success(request, "; ".join(outcome) if isinstance(outcome, list) else outcome)
-    return redirect("grading:jury", slug=slug)
-
-
-def _valid(form: forms.Form) -> dict:
-    """Return the form's cleaned data, or raise its errors as a GradingError."""
-    if not form.is_valid():
-        raise GradingError(form.errors.as_text(), field="form")
-    return form.cleaned_data
+    return post_redirect(request, action, reverse("grading:jury", args=[slug]))
 
 
 @require_POST
@@ -129,7 +75,7 @@ def select_systems(request: HttpRequest, slug: str) -> HttpResponse:
     form = SelectionForm(request.POST, systems=competition.systems.all())
 
     def action() -> str:
-        names = _valid(form)["systems"]
+        names = form_data(form)["systems"]
         papers = services.papers_create(competition=competition, system_names=names)
         return f"{len(papers)} papers created"
 
@@ -143,7 +89,7 @@ def set_group(request: HttpRequest, slug: str) -> HttpResponse:
     form = GroupForm(request.POST, candidates=group_candidates(competition))
 
     def action() -> str:
-        data = _valid(form)
+        data = form_data(form)
         problem = competition.problems.filter(number=data["problem"]).first()
         if problem is None:
             raise GradingError(f"no problem {data['problem']}", field="problem")
@@ -164,7 +110,7 @@ def assign(request: HttpRequest, slug: str) -> HttpResponse:
     form = AssignForm(request.POST)
 
     def action() -> list[str]:
-        per_paper = _valid(form)["per_paper"]
+        per_paper = form_data(form)["per_paper"]
         return services.jurors_assign(competition=competition, per_paper=per_paper).lines()
 
     return _back(request, slug, action)
@@ -231,7 +177,7 @@ def rubrics_upload(request: HttpRequest, slug: str) -> HttpResponse:
     confirming = "token" in request.POST
     form = (RubricConfirmForm if confirming else RubricUploadForm)(request.POST, request.FILES)
     try:
-        data = _valid(form)
+        data = form_data(form)
         if confirming:
             upload = rubric_upload_confirmed(**data)
         else:
@@ -310,7 +256,7 @@ def marks_upload(request: HttpRequest, slug: str) -> HttpResponse:
     form = MarksUploadForm(request.POST, request.FILES)
 
     def action() -> list[str]:
-        data = _valid(form)
+        data = form_data(form)
         upload = data["file"]
         return services.marks_import(
             competition=competition,
@@ -350,7 +296,7 @@ def tags_config(request: HttpRequest, slug: str) -> HttpResponse:
     form = TagsConfigForm(request.POST)
 
     def action() -> str:
-        names = _valid(form)["names"].splitlines()
+        names = form_data(form)["names"].splitlines()
         tags = services.tags_configure(competition=competition, names=names)
         return f"{len(tags)} observation tags"
 

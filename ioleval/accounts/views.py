@@ -5,15 +5,15 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 
-from django import forms
 from django.conf import settings
-from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from ..http import form_data, post_redirect
 from ..roles import ORGANIZER, role_required
 from . import services
 from .forms import AccountActionForm, AccountForm, AccountsUploadForm
@@ -29,22 +29,9 @@ def _link_note() -> str:
 
 
 def _back(request: HttpRequest, action: Callable[[], list[str]]) -> HttpResponse:
-    """Run an account action; show its outcome or its error on the accounts page."""
-    try:
-        lines = action()
-    except services.AccountError as exc:
-        messages.error(request, exc.for_page)
-    else:
-        for line in lines:
-            messages.success(request, line)
-    return redirect("accounts:list")
-
-
-def _valid(form: forms.Form) -> dict:
-    """Return the form's cleaned data, or raise its errors as an AccountError."""
-    if not form.is_valid():
-        raise services.AccountError(form.errors.as_text(), field="form")
-    return form.cleaned_data
+    """Run an account action; show its outcome (a message a line: each link on its own) or
+    its error on the accounts page."""
+    return post_redirect(request, action, reverse("accounts:list"), each_line=True)
 
 
 @require_GET
@@ -65,7 +52,7 @@ def account_create(request: HttpRequest) -> HttpResponse:
     form = AccountForm(request.POST)
 
     def action() -> list[str]:
-        user = services.account_create(**_valid(form))
+        user = services.account_create(**form_data(form))
         link = services.password_link(user, request=request)
         return [f"Account {user.username} created. Set-password link ({_link_note()}): {link}"]
 
@@ -78,7 +65,7 @@ def accounts_upload(request: HttpRequest) -> HttpResponse:
     form = AccountsUploadForm(request.POST, request.FILES)
 
     def action() -> list[str]:
-        upload = _valid(form)["file"]
+        upload = form_data(form)["file"]
         if upload.size > UPLOAD_MAX_BYTES:
             raise services.AccountError("larger than 1 MB", file=upload.name)
         try:
@@ -97,7 +84,7 @@ def _act(request: HttpRequest, act: Callable[..., object], done: str) -> HttpRes
     form = AccountActionForm(request.POST)
 
     def action() -> list[str]:
-        user = _valid(form)["user"]
+        user = form_data(form)["user"]
         act(user=user, by=request.user)
         return [done.format(username=user.username)]
 
@@ -126,7 +113,7 @@ def account_password_link(request: HttpRequest) -> HttpResponse:
     form = AccountActionForm(request.POST)
 
     def action() -> list[str]:
-        user = _valid(form)["user"]
+        user = form_data(form)["user"]
         services.account_password_reset(user=user, by=request.user)
         link = services.password_link(user, request=request)
         return [
