@@ -10,8 +10,6 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Run a real jury"
 

@@ -19,7 +19,7 @@ from puzzles.tabular import csv_rows
 
 from ..errors import GradingError
 from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
-from ..selectors import current_rubrics
+from ..selectors import criteria_not_marked, current_rubrics
 from .consensus import finalized_error
 from .marks import points_parse
 from .papers import codes_taken, paper_code
@@ -48,6 +48,29 @@ class MarksImport:
         return out
 
 
+@dataclass(frozen=True)
+class MarkRow:
+    """One row of a marks file, checked: what it marks, with what, and where it was read."""
+
+    line: int
+    system: System
+    problem: object  # puzzles.models.Problem
+    criterion: object  # grading.models.Criterion
+    points: object  # Decimal
+    juror: str  # "" on a final row without one
+    comment: str | None  # None: the file has no comment column (keep the comments)
+
+
+@dataclass
+class _Target:
+    """What a marks file is read against: the competition's problems, rubrics and systems."""
+
+    problems: dict
+    criteria: dict
+    by_code: dict
+    systems: dict
+
+
 @transaction.atomic
 def marks_import(
     *, competition: Competition, stream: TextIO, file: str = "marks.csv", final: bool = False
@@ -55,24 +78,17 @@ def marks_import(
     """Import marks graded elsewhere (submitted), or with final=True agreed final marks.
 
     A file exported by marks_rows has a status column: the import takes its submitted
-    rows, or with final=True its final rows, and leaves the others out.
+    rows, or with final=True its final rows, and leaves the others out. Both modes read
+    their rows through _mark_rows; each then writes its own kind of record.
     """
     problems = {p.number: p for p in competition.problems.all()}
     criteria = current_rubrics(problems.values())
-    by_code = {(problem_id, c.code): c for problem_id, items in criteria.items() for c in items}
-    systems = {s.name: s for s in System.objects.filter(competition=competition)}
-    papers = {
-        (p.system_id, p.problem_id): p
-        for p in Paper.objects.filter(problem__competition=competition)
-    }
-    User = get_user_model()
-    users = {u.username: u for u in User.objects.all()}
-    juror_group = Group.objects.get_or_create(name=JUROR)[0]
-    result = MarksImport()
-    seen: dict[tuple, int] = {}
-    required = ("system", "problem", "criterion", "points") + (() if final else ("juror",))
-    optional = (("juror", "comment") if final else ("comment",)) + ("status",)
-    wanted_status = "final" if final else "submitted"
+    target = _Target(
+        problems=problems,
+        criteria=criteria,
+        by_code={(pid, c.code): c for pid, items in criteria.items() for c in items},
+        systems={s.name: s for s in System.objects.filter(competition=competition)},
+    )
     # The jury rows first, in problem order, as every jury write takes them: a chair who
     # finalizes or decides meanwhile waits for the import (or the import for them).
     juries = [
@@ -80,9 +96,33 @@ def marks_import(
         for _, problem in sorted(problems.items())
     ]
     finalized = {jury.problem_id for jury in juries if jury.finalized_at}
+    result = MarksImport()
+    rows = list(
+        _mark_rows(
+            stream, file=file, final=final, target=target, finalized=finalized, result=result
+        )
+    )
+    papers = {
+        (p.system_id, p.problem_id): p
+        for p in Paper.objects.filter(problem__competition=competition)
+    }
     now = timezone.now()
-    touched_problems = set()
-    first_line: dict[int, int] = {}  # assignment -> the first line that marks it
+    if final:
+        _import_final(rows, papers=papers, file=file, result=result)
+        touched = {row.problem for row in rows}
+        result.finalized = _finalize_covered(touched, criteria, papers, now)
+    else:
+        _import_submitted(rows, papers=papers, file=file, now=now, result=result)
+    return result
+
+
+def _mark_rows(stream, *, file, final, target, finalized, result):
+    """Yield the file's rows to import as MarkRow, every check done; count the export rows
+    of another status as left out; refuse a file with none to import."""
+    required = ("system", "problem", "criterion", "points") + (() if final else ("juror",))
+    optional = (("juror", "comment") if final else ("comment",)) + ("status",)
+    wanted_status = "final" if final else "submitted"
+    seen: dict[tuple, int] = {}
     for line, row in _rows(stream, file=file, required=required, optional=optional):
         where = {"file": file, "line": line}
         status = (row.get("status") or "").strip().lower()
@@ -96,60 +136,26 @@ def marks_import(
             result.skipped[status] = result.skipped.get(status, 0) + 1
             continue
         system, problem, criterion, points = _row_target(
-            row, where=where, systems=systems, problems=problems, criteria=criteria, by_code=by_code
+            row,
+            where=where,
+            systems=target.systems,
+            problems=target.problems,
+            criteria=target.criteria,
+            by_code=target.by_code,
         )
-        juror_name = (row.get("juror") or "").strip()
+        juror = (row.get("juror") or "").strip()
         if problem.pk in finalized:
             raise finalized_error(problem.number, **where)
-        key = (system.pk, problem.pk, criterion.pk, "" if final else juror_name)
+        if not final and not juror:
+            raise GradingError("a juror is required", **where, field="juror")
+        key = (system.pk, problem.pk, criterion.pk, "" if final else juror)
         if key in seen:
             raise GradingError(
                 f"the same mark is already on line {seen[key]}", **where, field="criterion"
             )
         seen[key] = line
-        paper = papers.get((system.pk, problem.pk))
-        if paper is None:
-            taken = codes_taken(problem)
-            paper = Paper.objects.create(
-                system=system, problem=problem, code=paper_code(problem, taken)
-            )
-            papers[(system.pk, problem.pk)] = paper
-            result.papers_created += 1
-        touched_problems.add(problem)
-        if final:
-            Resolution.objects.update_or_create(
-                paper=paper,
-                criterion=criterion,
-                defaults={
-                    "points": points,
-                    "kind": Resolution.Kind.IMPORTED,
-                    "reason": (row.get("comment") or "").strip() or f"imported from {file}",
-                    "decided_by": None,
-                },
-            )
-            result.finals += 1
-            continue
-        if not juror_name:
-            raise GradingError("a juror is required", **where, field="juror")
-        user = users.get(juror_name)
-        if user is None:
-            _username_check(juror_name, users, where=where)
-            user = User.objects.create_user(username=juror_name)  # unusable password
-            user.groups.add(juror_group)
-            users[juror_name] = user
-            result.users_created.append(juror_name)
-        assignment, _ = Assignment.objects.get_or_create(paper=paper, juror=user)
-        first_line.setdefault(assignment.pk, line)
-        if assignment.submitted_at is None:
-            assignment.submitted_at = now
-            assignment.save(update_fields=["submitted_at"])
-        mark, _ = Mark.objects.get_or_create(assignment=assignment, criterion=criterion)
-        mark.points = points
-        if row.get("comment") is not None:  # a file without the column keeps the comments
-            mark.comment = row["comment"].strip()
-        mark._change_reason = f"imported from {file}"
-        mark.save()
-        result.marks += 1
+        comment = row.get("comment")
+        yield MarkRow(line, system, problem, criterion, points, juror, comment)
     if not seen:
         left_out = ", ".join(f"{n} {status}" for status, n in sorted(result.skipped.items()))
         message = (
@@ -158,10 +164,66 @@ def marks_import(
             else "no rows after the header"
         )
         raise GradingError(message, file=file, line=2)
-    _submitted_whole(first_line, criteria, file=file)
-    if final:
-        result.finalized = _finalize_covered(touched_problems, criteria, papers, now)
-    return result
+
+
+def _paper_for(row: MarkRow, papers: dict, result: MarksImport) -> Paper:
+    """The row's paper, created (with a fresh code) for a system the jury did not have."""
+    paper = papers.get((row.system.pk, row.problem.pk))
+    if paper is None:
+        paper = Paper.objects.create(
+            system=row.system,
+            problem=row.problem,
+            code=paper_code(row.problem, codes_taken(row.problem)),
+        )
+        papers[(row.system.pk, row.problem.pk)] = paper
+        result.papers_created += 1
+    return paper
+
+
+def _import_final(rows: list[MarkRow], *, papers, file, result) -> None:
+    """Write each row as the agreed final mark of its cell."""
+    for row in rows:
+        Resolution.objects.update_or_create(
+            paper=_paper_for(row, papers, result),
+            criterion=row.criterion,
+            defaults={
+                "points": row.points,
+                "kind": Resolution.Kind.IMPORTED,
+                "reason": (row.comment or "").strip() or f"imported from {file}",
+                "decided_by": None,
+            },
+        )
+        result.finals += 1
+
+
+def _import_submitted(rows: list[MarkRow], *, papers, file, now, result) -> None:
+    """Write each row as its juror's submitted mark; a juror's paper is imported whole."""
+    User = get_user_model()
+    users = {u.username: u for u in User.objects.all()}
+    juror_group = Group.objects.get_or_create(name=JUROR)[0]
+    first_line: dict[int, int] = {}  # assignment -> the first line that marks it
+    for row in rows:
+        paper = _paper_for(row, papers, result)
+        user = users.get(row.juror)
+        if user is None:
+            _username_check(row.juror, users, where={"file": file, "line": row.line})
+            user = User.objects.create_user(username=row.juror)  # unusable password
+            user.groups.add(juror_group)
+            users[row.juror] = user
+            result.users_created.append(row.juror)
+        assignment, _ = Assignment.objects.get_or_create(paper=paper, juror=user)
+        first_line.setdefault(assignment.pk, row.line)
+        if assignment.submitted_at is None:
+            assignment.submitted_at = now
+            assignment.save(update_fields=["submitted_at"])
+        mark, _ = Mark.objects.get_or_create(assignment=assignment, criterion=row.criterion)
+        mark.points = row.points
+        if row.comment is not None:  # a file without the column keeps the comments
+            mark.comment = row.comment.strip()
+        mark._change_reason = f"imported from {file}"
+        mark.save()
+        result.marks += 1
+    _submitted_whole(first_line, file=file)
 
 
 def _username_check(name: str, users: dict, *, where: dict) -> None:
@@ -183,29 +245,23 @@ def _username_check(name: str, users: dict, *, where: dict) -> None:
         )
 
 
-def _submitted_whole(first_line: dict[int, int], criteria: dict, *, file: str) -> None:
-    """Refuse imported papers that would be submitted with criteria unmarked (as submit does)."""
-    marked: dict[int, set[int]] = {}
-    for assignment_id, criterion_id in Mark.objects.filter(
-        assignment_id__in=first_line, points__isnull=False
-    ).values_list("assignment_id", "criterion_id"):
-        marked.setdefault(assignment_id, set()).add(criterion_id)
-    assignments = Assignment.objects.filter(pk__in=first_line).select_related(
+def _submitted_whole(first_line: dict[int, int], *, file: str) -> None:
+    """Refuse imported papers that would be submitted with criteria unmarked (the rule of
+    submit: criteria_not_marked)."""
+    missing = criteria_not_marked(list(first_line))
+    assignments = Assignment.objects.filter(pk__in=missing).select_related(
         "paper__system", "paper__problem", "juror"
     )
     for assignment in sorted(assignments, key=lambda a: first_line[a.pk]):
-        wanted = criteria[assignment.paper.problem_id]
-        missing = [c.code for c in wanted if c.pk not in marked.get(assignment.pk, set())]
-        if missing:
-            paper = assignment.paper
-            raise GradingError(
-                f"{assignment.juror.username}'s paper of {paper.system.name}, problem"
-                f" {paper.problem.number} would be submitted without {', '.join(missing)}:"
-                " a paper is imported whole",
-                file=file,
-                line=first_line[assignment.pk],
-                field="criterion",
-            )
+        paper = assignment.paper
+        raise GradingError(
+            f"{assignment.juror.username}'s paper of {paper.system.name}, problem"
+            f" {paper.problem.number} would be submitted without"
+            f" {', '.join(missing[assignment.pk])}: a paper is imported whole",
+            file=file,
+            line=first_line[assignment.pk],
+            field="criterion",
+        )
 
 
 def _rows(stream: TextIO, **kwargs):

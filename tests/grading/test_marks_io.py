@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 
 from grading.errors import GradingError
 from grading.models import Assignment, Mark, Paper, ProblemJury, Resolution
-from grading.selectors import comparison_sheet, problem_jury
+from grading.selectors import comparison_sheet, problem_jury, rubric_current
 from grading.services import (
     criterion_decide,
     mark_save,
@@ -523,3 +523,24 @@ def test_rubric_reimport_keeps_imported_final_marks(competition):
         ("1a", D("1")),
         ("1b", D("2")),
     ]
+
+
+def test_criteria_not_marked_is_the_rule_import_and_submit_share(
+    competition, django_assert_num_queries
+):
+    """Codes missing per assignment, in the rubric's order; a blank mark is not a mark."""
+    from grading.selectors import criteria_not_marked
+    from tests.grading.factories import AssignmentFactory, PaperFactory
+
+    problem = competition.problems.get(number=1)
+    codes = [c.code for c in rubric_current(problem).criteria.order_by("order")]
+    papers = [PaperFactory(problem=problem) for _ in range(3)]
+    assignments = [AssignmentFactory(paper=p) for p in papers]
+    criteria = list(rubric_current(problem).criteria.order_by("order"))
+    for criterion in criteria:  # the first is marked whole
+        Mark.objects.create(assignment=assignments[0], criterion=criterion, points=0)
+    Mark.objects.create(assignment=assignments[1], criterion=criteria[-1], points=1)
+    Mark.objects.create(assignment=assignments[1], criterion=criteria[0], points=None)
+    with django_assert_num_queries(4):
+        missing = criteria_not_marked([a.pk for a in assignments])
+    assert missing == {assignments[1].pk: codes[:-1], assignments[2].pk: codes}
