@@ -16,6 +16,7 @@ from .agreement import (
     icc_2k,
     krippendorff_alpha_interval,
     rater_deviation,
+    reliabilities,
 )
 from .correlation import (
     DIFFICULTY_MARGIN,
@@ -54,5 +55,6 @@ __all__ = [
     "medal",
     "placement",
     "rater_deviation",
+    "reliabilities",
     "spread",
 ]

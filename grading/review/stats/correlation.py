@@ -126,45 +126,79 @@ def _tied_values(values: np.ndarray) -> int:
 
 def _weighted_pearson(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Return Pearson's r per row, each original point i counted w[row, i] times (a and b:
-    one value per original point, per row or shared by all rows)."""
-    total = w.sum(axis=1, keepdims=True)
-    a = a - (w * a).sum(axis=1, keepdims=True) / total
-    b = b - (w * b).sum(axis=1, keepdims=True) / total
-    return (w * a * b).sum(axis=1) / np.sqrt((w * a * a).sum(axis=1) * (w * b * b).sum(axis=1))
+    one value per original point, per row; centred near their mean, so that the sums of
+    squares do not cancel)."""
+    total = w.sum(axis=1)
+    wa, wb = w * a, w * b
+    sa, sb = wa.sum(axis=1), wb.sum(axis=1)
+    saa = np.einsum("ij,ij->i", wa, a)
+    sbb = np.einsum("ij,ij->i", wb, b)
+    sab = np.einsum("ij,ij->i", wa, b)
+    return (sab - sa * sb / total) / np.sqrt((saa - sa * sa / total) * (sbb - sb * sb / total))
+
+
+class _Ties:
+    """The points of one column grouped by value, in ascending order, for weighted ranks."""
+
+    def __init__(self, values: np.ndarray):
+        _, self.group, sizes = np.unique(values, return_inverse=True, return_counts=True)
+        self.order = np.argsort(self.group, kind="stable")
+        self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+
+    def weights(self, w: np.ndarray) -> np.ndarray:
+        """Return how often each distinct value was drawn (resamples x values)."""
+        return np.add.reduceat(w[:, self.order], self.starts, axis=1)
+
+    def ranks(self, drawn: np.ndarray, total: np.ndarray) -> np.ndarray:
+        """Return each point's average rank among the drawn copies, less the mean rank
+        (total + 1) / 2: a copy of point i ranks (drawn below) + (drawn tied + 1) / 2."""
+        below = np.cumsum(drawn, axis=1) - drawn
+        return (below + (drawn + 1) / 2 - (total[:, None] + 1) / 2)[:, self.group]
+
+
+# Below this many points, Kendall's pair sums are integers under 2^24 and float32 (twice as
+# fast in the matrix product) gives them exactly.
+EXACT_FLOAT32_POINTS = 4096
 
 
 class _Pairs:
     """The pairwise facts of the original points that a resample only reweights."""
 
     def __init__(self, xs: np.ndarray, ys: np.ndarray):
-        self.xs, self.ys = xs, ys
-        sx, sy = np.sign(xs[:, None] - xs[None, :]), np.sign(ys[:, None] - ys[None, :])
-        self.concordance, self.untied_x, self.untied_y = sx * sy, np.abs(sx), np.abs(sy)
-        # below[i, j]: point j lies below point i; same[i, j]: they are tied
-        self.below_x, self.same_x = (
-            (xs[None, :] < xs[:, None]) * 1.0,
-            (xs[None, :] == xs[:, None]) * 1.0,
-        )
-        self.below_y, self.same_y = (
-            (ys[None, :] < ys[:, None]) * 1.0,
-            (ys[None, :] == ys[:, None]) * 1.0,
+        self.xs, self.ys = xs - xs.mean(), ys - ys.mean()
+        self.ties_x, self.ties_y = _Ties(xs), _Ties(ys)
+        concordance = np.sign(xs[:, None] - xs[None, :]) * np.sign(ys[:, None] - ys[None, :])
+        self.float = np.float32 if len(xs) < EXACT_FLOAT32_POINTS else np.float64
+        self.concordance = concordance.astype(self.float)
+        self.moments = np.column_stack(
+            [self.xs, self.ys, self.xs**2, self.ys**2, self.xs * self.ys]
         )
 
     def figures(self, w: np.ndarray):
         """Return, for draw counts w (resamples x points), which resamples have no constant
         column, and their Spearman, Pearson and Kendall tau-b.
 
-        A resample's pairs are the original pairs counted w_i w_j times, so Kendall's sums are
-        w M w'; a drawn copy of point i has the average rank (drawn below) + (drawn tied + 1) / 2."""
-        untied_x = ((w @ self.untied_x) * w).sum(axis=1)
-        untied_y = ((w @ self.untied_y) * w).sum(axis=1)
+        A resample's pairs are the original pairs counted w_i w_j times: Kendall's numerator
+        is w C w' (C: concordance signs) and its untied pairs are total^2 less the sums of
+        squared draws per tied value; a drawn copy of point i has the average rank (drawn
+        below) + (drawn tied + 1) / 2, from cumulative draws over the sorted values; Pearson
+        needs only weighted moments."""
+        total = w.sum(axis=1)
+        drawn_x, drawn_y = self.ties_x.weights(w), self.ties_y.weights(w)
+        untied_x = total**2 - (drawn_x**2).sum(axis=1)
+        untied_y = total**2 - (drawn_y**2).sum(axis=1)
         ok = (untied_x > 0) & (untied_y > 0)
-        w = w[ok]
-        kendall = ((w @ self.concordance) * w).sum(axis=1) / np.sqrt(untied_x[ok] * untied_y[ok])
-        rank_x = w @ self.below_x.T + (w @ self.same_x.T + 1) / 2
-        rank_y = w @ self.below_y.T + (w @ self.same_y.T + 1) / 2
-        spearman = _weighted_pearson(w, rank_x, rank_y)
-        pearson = _weighted_pearson(w, self.xs[None, :], self.ys[None, :])
+        w, total, drawn_x, drawn_y = w[ok], total[ok], drawn_x[ok], drawn_y[ok]
+        wf = w.astype(self.float)
+        pairs = ((wf @ self.concordance) * wf).sum(axis=1, dtype=np.float64)
+        kendall = pairs / np.sqrt(untied_x[ok] * untied_y[ok])
+        spearman = _weighted_pearson(
+            w, self.ties_x.ranks(drawn_x, total), self.ties_y.ranks(drawn_y, total)
+        )
+        sx, sy, sxx, syy, sxy = (w @ self.moments).T
+        pearson = (sxy - sx * sy / total) / np.sqrt(
+            (sxx - sx * sx / total) * (syy - sy * sy / total)
+        )
         return ok, spearman, pearson, kendall
 
 
