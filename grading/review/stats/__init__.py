@@ -20,11 +20,13 @@ from .agreement import (
 )
 from .correlation import (
     DIFFICULTY_MARGIN,
+    Columns,
     Correlation,
     CriterionDifficulty,
     CriterionGap,
     competition_ranks,
     correlate,
+    correlations,
     criterion_difficulty,
     spread,
 )
@@ -35,6 +37,7 @@ __all__ = [
     "DEVIATION_MARGIN",
     "DIFFICULTY_MARGIN",
     "MEDALS",
+    "Columns",
     "Correlation",
     "CriterionDifficulty",
     "CriterionGap",
@@ -46,6 +49,7 @@ __all__ = [
     "coincidence_matrix",
     "competition_ranks",
     "correlate",
+    "correlations",
     "criterion_difficulty",
     "deviation_sentence",
     "discrepancy_rate",
