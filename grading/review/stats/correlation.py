@@ -204,9 +204,10 @@ class _Ranks:
         if not self.ties:
             return through - (drawn - 1) / 2, np.einsum("ij,ij->i", drawn, drawn)
         end = through[:, self.ends]
-        per_group = np.diff(end, axis=1, prepend=0)
-        ranks = end - (per_group - 1) / 2
-        return ranks[:, self.group], np.einsum("ij,ij->i", per_group, per_group)
+        per_group = end.copy()
+        per_group[:, 1:] -= end[:, :-1]
+        end -= (per_group - 1) / 2  # the group's average rank
+        return end[:, self.group], np.einsum("ij,ij->i", per_group, per_group)
 
 
 # Below this many points, Kendall's pair sums are integers under 2^24 and float32 (twice as
