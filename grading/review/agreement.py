@@ -313,8 +313,8 @@ class _Gathered:
     tolerance: Decimal
     finalized: bool
     k: int
-    units: dict[str, list[list[Decimal | None]]]  # code -> alpha units
-    rows: dict[str, list[list[Decimal | None]]]  # code -> ICC rows
+    units: dict[str, list[list[float | None]]]  # code -> alpha units
+    rows: dict[str, list[list[float | None]]]  # code -> ICC rows
     counted: dict[str, list[int]]  # code -> [discrepant, compared]
     by_juror: dict[int, dict[Cell, Decimal | None]]
     finals: dict[Cell, Decimal]
@@ -346,8 +346,8 @@ def _gather(
     sizes = Counter(len(slots_of.get(p, [])) for p in papers)
     k = max((n for n in sizes if n >= 2), key=lambda n: (sizes[n], n), default=0)
 
-    units: dict[str, list[list[Decimal | None]]] = defaultdict(list)
-    rows: dict[str, list[list[Decimal | None]]] = defaultdict(list)
+    units: dict[str, list[list[float | None]]] = defaultdict(list)
+    rows: dict[str, list[list[float | None]]] = defaultdict(list)
     counted: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     by_juror: dict[int, dict[Cell, Decimal | None]] = defaultdict(dict)
     finals: dict[Cell, Decimal] = {}
@@ -371,7 +371,10 @@ def _gather(
             if not values:
                 unmarked += 1
                 continue
-            units[criterion.code].append(list(marks.values()))
+            # The statistics work in floats: convert each mark once, not in every figure.
+            floats = {j: None if v is None else float(v) for j, v in marks.items()}
+            units[criterion.code].append(list(floats.values()))
+            before = None
             if len(values) >= 2:
                 # The consensus rule itself, on the marks as submitted and without decisions.
                 before = cell_state(
@@ -384,15 +387,20 @@ def _gather(
                 counted[criterion.code][0] += before.status == DISCREPANT
                 counted[criterion.code][1] += 1
             if k:
-                row = [marks.get(a.juror_id) for a in slots[:k]]
+                row = [floats.get(a.juror_id) for a in slots[:k]]
                 extra += max(0, len(slots) - k)
                 rows[criterion.code].append(row + [None] * (k - len(row)))
-            state = cell_state(
-                submitted=now,
-                expected=expected[paper_id],
-                decision=decisions.get(cell),
-                tolerance=tolerance,
-                step=criterion.step,
+            decision = decisions.get(cell)
+            state = (
+                before  # the same rule on the same marks: unrevised and undecided
+                if before is not None and decision is None and now == marks
+                else cell_state(
+                    submitted=now,
+                    expected=expected[paper_id],
+                    decision=decision,
+                    tolerance=tolerance,
+                    step=criterion.step,
+                )
             )
             if state.resolved:
                 finals[cell] = state.final
