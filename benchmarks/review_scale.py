@@ -341,6 +341,14 @@ def dashboard(competition, args, result: dict, say, rng) -> None:
     for label, fn in cases.items():
         result["times"][label] = timed(fn, args.repeats)
         say(f"{label}: {result['times'][label]}")
+    cold = result["times"]["review_cached, cold (build and charts)"]["median_ms"]
+    cached = result["times"]["review_cached, cached"]["median_ms"]
+    result["targets"] = {"cold_under_1s": cold < 1000, "cached_under_100ms": cached < 100}
+    say(
+        f"issue 8 targets (medians): cold {cold:,.0f} ms (under 1,000 ms: "
+        f"{'met' if cold < 1000 else 'not met'}), cached {cached:,.0f} ms (under 100 ms: "
+        f"{'met' if cached < 100 else 'not met'})"
+    )
 
 
 if __name__ == "__main__":

@@ -25,9 +25,8 @@ from ..selectors import current_rubrics
 from .stats import (
     DiscrepancyRate,
     Reliability,
-    icc_2k,
-    krippendorff_alpha_interval,
     rater_deviation,
+    reliabilities,
 )
 
 Interval = tuple[float, float]
@@ -266,14 +265,14 @@ def problem_agreement(
         slots_of[a.paper_id].append(a)
 
     labels = _labels(names)
-    out = []
+    gathered = []
     for problem in problems:
         papers = papers_of.get(problem.pk)
         if not papers:
             continue
         jury = juries.get(problem.pk)
-        out.append(
-            _problem(
+        gathered.append(
+            _gather(
                 problem,
                 papers=papers,
                 criteria=criteria_of.get(problem.pk, []),
@@ -284,14 +283,16 @@ def problem_agreement(
                 first_marks=first_marks,
                 current=current,
                 decisions=decisions,
-                labels=labels,
-                resamples=resamples,
-                criterion_resamples=criterion_resamples,
-                seed=seed,
-                criterion_icc=criterion_icc,
             )
         )
-    return out
+    return _figures(
+        gathered,
+        labels=labels,
+        resamples=resamples,
+        criterion_resamples=criterion_resamples,
+        seed=seed,
+        criterion_icc=criterion_icc,
+    )
 
 
 def _labels(names: dict[int, tuple[str, str]]) -> dict[int, str]:
@@ -303,7 +304,31 @@ def _labels(names: dict[int, tuple[str, str]]) -> dict[int, str]:
     }
 
 
-def _problem(
+@dataclass
+class _Gathered:
+    """One problem's cells, read from the loaded marks: what its figures are computed from."""
+
+    problem: object
+    criteria: list
+    tolerance: Decimal
+    finalized: bool
+    k: int
+    units: dict[str, list[list[float | None]]]  # code -> alpha units
+    rows: dict[str, list[list[float | None]]]  # code -> ICC rows
+    counted: dict[str, list[int]]  # code -> [discrepant, compared]
+    by_juror: dict[int, dict[Cell, Decimal | None]]
+    finals: dict[Cell, Decimal]
+    cells: int
+    extra: int
+    revised: int
+    unmarked: int
+
+    @property
+    def codes(self) -> list[str]:
+        return [c.code for c in self.criteria]
+
+
+def _gather(
     problem,
     *,
     papers: list[int],
@@ -315,20 +340,15 @@ def _problem(
     first_marks: dict,
     current: dict,
     decisions: dict,
-    labels: dict[int, str],
-    resamples: int,
-    criterion_resamples: int,
-    seed: int,
-    criterion_icc: bool,
-) -> ProblemAgreement:
-    """Compute one problem's figures from the loaded marks (no query)."""
+) -> _Gathered:
+    """Sort one problem's loaded marks into its cells (no query)."""
     # k: the usual number of submitted jurors of a paper (the larger one on a tie).
     sizes = Counter(len(slots_of.get(p, [])) for p in papers)
     k = max((n for n in sizes if n >= 2), key=lambda n: (sizes[n], n), default=0)
 
-    units: dict[str, list[list[Decimal | None]]] = defaultdict(list)  # code -> alpha units
-    rows: dict[str, list[list[Decimal | None]]] = defaultdict(list)  # code -> ICC rows
-    counted: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # code -> [discrepant, compared]
+    units: dict[str, list[list[float | None]]] = defaultdict(list)
+    rows: dict[str, list[list[float | None]]] = defaultdict(list)
+    counted: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     by_juror: dict[int, dict[Cell, Decimal | None]] = defaultdict(dict)
     finals: dict[Cell, Decimal] = {}
     extra = revised = unmarked = 0
@@ -351,7 +371,10 @@ def _problem(
             if not values:
                 unmarked += 1
                 continue
-            units[criterion.code].append(list(marks.values()))
+            # The statistics work in floats: convert each mark once, not in every figure.
+            floats = {j: None if v is None else float(v) for j, v in marks.items()}
+            units[criterion.code].append(list(floats.values()))
+            before = None
             if len(values) >= 2:
                 # The consensus rule itself, on the marks as submitted and without decisions.
                 before = cell_state(
@@ -364,77 +387,130 @@ def _problem(
                 counted[criterion.code][0] += before.status == DISCREPANT
                 counted[criterion.code][1] += 1
             if k:
-                row = [marks.get(a.juror_id) for a in slots[:k]]
+                row = [floats.get(a.juror_id) for a in slots[:k]]
                 extra += max(0, len(slots) - k)
                 rows[criterion.code].append(row + [None] * (k - len(row)))
-            state = cell_state(
-                submitted=now,
-                expected=expected[paper_id],
-                decision=decisions.get(cell),
-                tolerance=tolerance,
-                step=criterion.step,
+            decision = decisions.get(cell)
+            state = (
+                before  # the same rule on the same marks: unrevised and undecided
+                if before is not None and decision is None and now == marks
+                else cell_state(
+                    submitted=now,
+                    expected=expected[paper_id],
+                    decision=decision,
+                    tolerance=tolerance,
+                    step=criterion.step,
+                )
             )
             if state.resolved:
                 finals[cell] = state.final
             for juror_id, points in marks.items():
                 by_juror[juror_id][cell] = points
 
-    codes = [c.code for c in criteria]
-    all_units = [u for code in codes for u in units[code]]
-    all_rows = [r for code in codes for r in rows[code]]
-    discrepant = sum(counted[code][0] for code in codes)
-    compared = sum(counted[code][1] for code in codes)
-    discrepancy = _rate(discrepant, compared)
-    alpha = krippendorff_alpha_interval(all_units, resamples=resamples, seed=seed)
-    icc = (
-        icc_2k(all_rows, resamples=resamples, seed=seed)
-        if k
-        else Reliability(None, None, 0, note="No paper has submitted marks from two jurors yet.")
-    )
-    jurors = sorted(
-        (
-            JurorAgreement(labels[d.rater], d.mean, d.mean_abs, d.n, d.sentence)
-            for d in rater_deviation(by_juror, finals)
-        ),
-        key=lambda j: j.name.casefold(),
-    )
-    per_criterion = tuple(
-        _criterion(
-            code,
-            units[code],
-            rows[code],
-            counted[code],
-            resamples=criterion_resamples,
-            seed=seed,
-            with_icc=criterion_icc and bool(k),
-        )
-        for code in codes
-    )
-    notes = _notes(
-        finalized=finalized,
+    return _Gathered(
+        problem=problem,
         criteria=criteria,
+        tolerance=tolerance,
+        finalized=finalized,
         k=k,
-        icc=icc,
+        units=units,
+        rows=rows,
+        counted=counted,
+        by_juror=by_juror,
+        finals=finals,
+        cells=len(papers) * len(criteria),
         extra=extra,
         revised=revised,
         unmarked=unmarked,
-        decided=len(finals),
     )
-    return ProblemAgreement(
-        problem=problem.number,
-        title=problem.title,
-        finalized=finalized,
-        tolerance=tolerance,
-        discrepancy=discrepancy,
-        alpha=alpha,
-        icc=icc,
-        k=k,
-        jurors=tuple(jurors),
-        criteria=per_criterion,
-        cells=len(papers) * len(criteria),
-        revised=revised,
-        note=notes,
+
+
+def _figures(
+    gathered: list[_Gathered],
+    *,
+    labels: dict[int, str],
+    resamples: int,
+    criterion_resamples: int,
+    seed: int,
+    criterion_icc: bool,
+) -> list[ProblemAgreement]:
+    """Compute the problems' figures; the bootstraps of all problems share their draws, and
+    so do those of all criteria (stats.reliabilities)."""
+    alphas, iccs = reliabilities(
+        alphas=[[u for code in g.codes for u in g.units[code]] for g in gathered],
+        iccs=[[r for code in g.codes for r in g.rows[code]] for g in gathered if g.k],
+        resamples=resamples,
+        seed=seed,
     )
+    with_icc = [g for g in gathered if g.k]
+    icc_of = dict(zip(map(id, with_icc), iccs, strict=True))
+    criterion_cells = [(g, code) for g in gathered for code in g.codes]
+    criterion_alphas, criterion_iccs = reliabilities(
+        alphas=[g.units[code] for g, code in criterion_cells],
+        iccs=[g.rows[code] for g, code in criterion_cells if criterion_icc and g.k],
+        resamples=criterion_resamples,
+        seed=seed,
+    )
+    criterion_icc_of = dict(
+        zip(
+            [(id(g), code) for g, code in criterion_cells if criterion_icc and g.k],
+            criterion_iccs,
+            strict=True,
+        )
+    )
+    criterion_alpha_of = dict(
+        zip([(id(g), code) for g, code in criterion_cells], criterion_alphas, strict=True)
+    )
+    out = []
+    for g, alpha in zip(gathered, alphas, strict=True):
+        icc = icc_of.get(id(g)) or Reliability(
+            None, None, 0, note="No paper has submitted marks from two jurors yet."
+        )
+        jurors = sorted(
+            (
+                JurorAgreement(labels[d.rater], d.mean, d.mean_abs, d.n, d.sentence)
+                for d in rater_deviation(g.by_juror, g.finals)
+            ),
+            key=lambda j: j.name.casefold(),
+        )
+        discrepant = sum(g.counted[code][0] for code in g.codes)
+        compared = sum(g.counted[code][1] for code in g.codes)
+        out.append(
+            ProblemAgreement(
+                problem=g.problem.number,
+                title=g.problem.title,
+                finalized=g.finalized,
+                tolerance=g.tolerance,
+                discrepancy=_rate(discrepant, compared),
+                alpha=alpha,
+                icc=icc,
+                k=g.k,
+                jurors=tuple(jurors),
+                criteria=tuple(
+                    _criterion(
+                        code,
+                        g.counted[code],
+                        alpha=criterion_alpha_of[(id(g), code)],
+                        icc=criterion_icc_of.get((id(g), code)),
+                        resamples=criterion_resamples,
+                    )
+                    for code in g.codes
+                ),
+                cells=g.cells,
+                revised=g.revised,
+                note=_notes(
+                    finalized=g.finalized,
+                    criteria=g.criteria,
+                    k=g.k,
+                    icc=icc,
+                    extra=g.extra,
+                    revised=g.revised,
+                    unmarked=g.unmarked,
+                    decided=len(g.finals),
+                ),
+            )
+        )
+    return out
 
 
 def _rate(discrepant: int, compared: int) -> DiscrepancyRate:
@@ -445,16 +521,12 @@ def _rate(discrepant: int, compared: int) -> DiscrepancyRate:
 
 def _criterion(
     code: str,
-    units: list,
-    rows: list,
     counted: list[int],
     *,
+    alpha: Reliability,
+    icc: Reliability | None,
     resamples: int,
-    seed: int,
-    with_icc: bool,
 ) -> CriterionAgreement:
-    alpha = krippendorff_alpha_interval(units, resamples=resamples, seed=seed)
-    icc = icc_2k(rows, resamples=resamples, seed=seed) if with_icc else None
     rate = _rate(*counted)
     return CriterionAgreement(
         code=code,

@@ -38,8 +38,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import matplotlib
+import numpy as np
 from cycler import cycler
 from matplotlib.backends.backend_svg import FigureCanvasSVG
+from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -69,6 +71,9 @@ MEDALS = (
 
 WIDTH = 7.0  # inches; the SVG is scaled to its container (width 100%), so this sets text size
 LABEL_CHARS = 40  # longer names are cut with an ellipsis in the chart (the tables show them whole)
+# Beyond this many systems a chart names only the ones a reader looks for (the best and the
+# most divergent) and says so; hundreds of overlapping names are unreadable and slow to draw.
+NAMED = 30
 
 STYLE = {
     "svg.fonttype": "none",
@@ -265,6 +270,18 @@ def _note(ax, note: str) -> None:
         )
 
 
+def _rectangles(ax, boxes: Sequence[tuple[float, float, float, float]], **style) -> None:
+    """Draw (x, y, width, height) boxes as one collection: one artist instead of a patch per
+    bar (bar() and hist() make one each, which was most of a chart's drawing time)."""
+    ax.add_collection(
+        PolyCollection(
+            [[(x, y), (x + w, y), (x + w, y + h), (x, y + h)] for x, y, w, h in boxes],
+            **style,
+        ),
+        autolim=False,
+    )
+
+
 # --- 1. jury against automatic ---------------------------------------------------------------
 
 
@@ -322,7 +339,7 @@ def jury_vs_auto_scatter(
                     label="external figures" if external else "systems",
                 )
             )
-        for name, x, y, _external in rows:
+        for name, x, y, _external in named:
             ax.annotate(
                 name,
                 (x, y),
@@ -352,8 +369,45 @@ def jury_vs_auto_scatter(
         ax.set_ylabel(f"jury total (of {jury_maximum:g})")
         figure.legend(handles=handles, loc="outside upper center", ncols=len(handles))
         _note(ax, note)
+        if len(named) < len(rows):
+            _named_note(
+                ax, f"names: the {top} best and {len(named) - top} largest gaps of {len(rows)}"
+            )
 
+    named, top = _scatter_named(rows, jury_maximum)
     return _render(title, rows, (WIDTH, 4.6), draw)
+
+
+def _scatter_named(rows: list, jury_maximum: float) -> tuple[list, int]:
+    """Return the rows to name (all up to NAMED; else the NAMED // 2 best jury totals, then
+    the largest gaps between the automatic score and the jury total on 0-100) and how many
+    of them are there for their total."""
+    if len(rows) <= NAMED:
+        return rows, len(rows)
+    scale = 100 / jury_maximum if jury_maximum else 1.0
+    best = sorted(range(len(rows)), key=lambda i: (-rows[i][2], rows[i][0]))[: NAMED // 2]
+    chosen = set(best)
+    gaps = sorted(
+        range(len(rows)), key=lambda i: (-abs(rows[i][1] - rows[i][2] * scale), rows[i][0])
+    )
+    for i in gaps:
+        if len(chosen) >= NAMED:
+            break
+        chosen.add(i)
+    return [rows[i] for i in sorted(chosen)], len(best)
+
+
+def _named_note(ax, text: str) -> None:
+    ax.text(
+        0.98,
+        0.02,
+        text,
+        transform=ax.transAxes,
+        ha="right",
+        va="bottom",
+        fontsize=7,
+        color="#555555",
+    )
 
 
 def _least_squares(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
@@ -397,6 +451,14 @@ def divergence_bars(
         cells[(system, problem)] = value
     if not cells:
         return no_data_svg(title)
+    everyone = len(systems)
+    if everyone > NAMED:
+        gap: dict[str, float] = {}
+        for (system, _), value in cells.items():
+            gap[system] = max(gap.get(system, 0.0), abs(value))
+        kept = set(sorted(systems, key=lambda s: (-gap[s], s))[:NAMED])
+        systems = [s for s in systems if s in kept]
+        cells = {key: v for key, v in cells.items() if key[0] in kept}
     n_sys, n_prob = len(systems), len(problems)
     height = 1.3 + 0.35 * math.ceil(n_prob / 6) + n_sys * (n_prob * _BAR + _GROUP_GAP)
 
@@ -416,11 +478,11 @@ def divergence_bars(
             for negative in (False, True):
                 chosen = [(y, v) for y, v in bars if (v < 0) is negative]
                 if chosen:
-                    ax.barh(
-                        [y for y, _ in chosen],
-                        [v for _, v in chosen],
-                        height=bar * 0.92,
-                        color=colour,
+                    half = bar * 0.46
+                    _rectangles(
+                        ax,
+                        [(0.0, y - half, v, 2 * half) for y, v in chosen],
+                        facecolor=colour,
                         edgecolor="#333333",
                         linewidth=0.4,
                         hatch=("////" if negative else "") + extra or None,
@@ -452,8 +514,12 @@ def divergence_bars(
         )
         for text in legend.get_texts():
             text.set_parse_math(False)
+        if n_sys < everyone:
+            ax.set_title(
+                f"the {n_sys} systems with the largest gaps, of {everyone}", fontsize=8, loc="left"
+            )
 
-    data = (tuple(systems), tuple(problems), tuple(sorted(cells.items())))
+    data = (tuple(systems), tuple(problems), tuple(sorted(cells.items())), everyone)
     return _render(title, data, (WIDTH, height), draw)
 
 
@@ -490,8 +556,11 @@ def placement_histogram(
     if not totals and not lines and not placed:
         return no_data_svg(title)
     top = max([maximum, *totals, *(v for _, v, _, _ in lines), *(t for t, _, _ in placed)])
-    levels = _label_levels(placed, top)
-    n_levels = max(levels, default=-1) + 1
+    # Beyond NAMED systems, the best NAMED are named; the others share one unnamed row.
+    named = placed[-NAMED:] if len(placed) > NAMED else placed
+    unnamed = placed[: len(placed) - len(named)]
+    levels = _label_levels(named, top)
+    n_levels = max(levels, default=-1) + 1 + bool(unnamed)
     strip = 0.45 + 0.2 * max(n_levels, 1)
     hist = 2.8 if totals else 0.0
     legend_room = 0.4 if any(external for *_, external in placed) else 0.0
@@ -503,7 +572,15 @@ def placement_histogram(
             )
             width = top / 40
             bins = [width * k for k in range(41)]
-            ax_hist.hist(totals, bins=bins, color=LIGHT, edgecolor="#6B8BA4", linewidth=0.5)
+            counts, _ = np.histogram(totals, bins=bins)  # as hist() counts them
+            _rectangles(
+                ax_hist,
+                [(bins[k], 0.0, width, int(c)) for k, c in enumerate(counts) if c],
+                facecolor=LIGHT,
+                edgecolor="#6B8BA4",
+                linewidth=0.5,
+            )
+            ax_hist.set_ylim(0, max(int(counts.max()), 1) * 1.05)
             ax_hist.set_ylabel("contestants")
             ax_hist.grid(axis="x", visible=False)
             ax_hist.tick_params(axis="x", labelbottom=False)
@@ -526,17 +603,22 @@ def placement_histogram(
                 fontsize=7,
                 color="#333333",
             )
-        for (total, name, external), level in zip(placed, levels, strict=True):
-            ax_strip.plot(
-                [total],
-                [level],
-                marker="D",
-                markersize=5,
-                linestyle="none",
-                zorder=3,
-                markerfacecolor="none" if external else BLACK,
-                markeredgecolor=BLACK,
-            )
+        rows = list(levels) + [n_levels - 1] * len(unnamed)
+        at = list(zip(named + unnamed, rows, strict=True))
+        for external in (False, True):
+            group = [(total, level) for (total, _, ext), level in at if ext is external]
+            if group:
+                ax_strip.scatter(
+                    [total for total, _ in group],
+                    [level for _, level in group],
+                    s=25,
+                    marker="D",
+                    zorder=3,
+                    facecolors="none" if external else BLACK,
+                    edgecolors=BLACK,
+                    linewidths=1,
+                )
+        for (total, name, _external), level in zip(named, levels, strict=True):
             right = total + _label_width(name, top) + top * 0.01 <= top
             ax_strip.annotate(
                 name,
@@ -549,7 +631,11 @@ def placement_histogram(
                 parse_math=False,
             )
         ax_strip.set_ylim(max(n_levels, 1) - 0.4, -0.6)
-        ax_strip.set_yticks([])
+        if unnamed:
+            ax_strip.set_yticks([n_levels - 1], [f"{len(unnamed)} more"])
+            ax_strip.tick_params(axis="y", length=0)
+        else:
+            ax_strip.set_yticks([])
         ax_strip.grid(visible=False)
         ax_strip.spines["left"].set_visible(False)
         ax_strip.set_xlim(0, top * 1.02)

@@ -30,10 +30,11 @@ from .agreement import ProblemAgreement, problem_agreement
 from .observations import TagCounts, tag_counts
 from .selectors import ReviewData, review_data, review_fingerprint
 from .stats import (
+    Columns,
     Correlation,
     CriterionDifficulty,
     competition_ranks,
-    correlate,
+    correlations,
     criterion_difficulty,
     medal,
     placement,
@@ -335,33 +336,39 @@ def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
             key=lambda s: (s.jury_total is None, -(s.jury_total or 0), s.system.casefold()),
         )
     )
-    correlation = correlate(
-        [s.auto_score for s in systems],
-        [s.jury_total for s in systems],
-        resamples=resamples,
-        seed=SEED,
-        names=("automatic scores", "jury totals"),
-        items=("system", "systems"),
-    )
     maxima = {p.number: float(p.maximum) for p in data.problems}
-    problem_correlations = tuple(
-        ProblemCorrelation(
-            number,
-            correlate(
-                [s.auto_by_problem.get(number) for s in systems],
-                [
-                    None
-                    if s.jury_by_problem.get(number) is None or not maxima[number]
-                    else s.jury_by_problem[number] / maxima[number] * 100
-                    for s in systems
-                ],
-                resamples=resamples,
-                seed=SEED,
-                names=(f"automatic scores of problem {number}", f"jury points of problem {number}"),
+    # One call, so that the bootstraps (same systems, same seed) share their draws.
+    correlation, *by_problem = correlations(
+        [
+            Columns(
+                [s.auto_score for s in systems],
+                [s.jury_total for s in systems],
+                names=("automatic scores", "jury totals"),
                 items=("system", "systems"),
             ),
-        )
-        for number in counted
+            *(
+                Columns(
+                    [s.auto_by_problem.get(number) for s in systems],
+                    [
+                        None
+                        if s.jury_by_problem.get(number) is None or not maxima[number]
+                        else s.jury_by_problem[number] / maxima[number] * 100
+                        for s in systems
+                    ],
+                    names=(
+                        f"automatic scores of problem {number}",
+                        f"jury points of problem {number}",
+                    ),
+                    items=("system", "systems"),
+                )
+                for number in counted
+            ),
+        ],
+        resamples=resamples,
+        seed=SEED,
+    )
+    problem_correlations = tuple(
+        ProblemCorrelation(number, c) for number, c in zip(counted, by_problem, strict=True)
     )
     divergences = _divergences(data, systems)
     criteria, difficulty = _difficulty(data, resamples=resamples)

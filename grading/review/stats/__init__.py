@@ -16,14 +16,17 @@ from .agreement import (
     icc_2k,
     krippendorff_alpha_interval,
     rater_deviation,
+    reliabilities,
 )
 from .correlation import (
     DIFFICULTY_MARGIN,
+    Columns,
     Correlation,
     CriterionDifficulty,
     CriterionGap,
     competition_ranks,
     correlate,
+    correlations,
     criterion_difficulty,
     spread,
 )
@@ -34,6 +37,7 @@ __all__ = [
     "DEVIATION_MARGIN",
     "DIFFICULTY_MARGIN",
     "MEDALS",
+    "Columns",
     "Correlation",
     "CriterionDifficulty",
     "CriterionGap",
@@ -45,6 +49,7 @@ __all__ = [
     "coincidence_matrix",
     "competition_ranks",
     "correlate",
+    "correlations",
     "criterion_difficulty",
     "deviation_sentence",
     "discrepancy_rate",
@@ -54,5 +59,6 @@ __all__ = [
     "medal",
     "placement",
     "rater_deviation",
+    "reliabilities",
     "spread",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -11,7 +11,9 @@ Interval = tuple[float, float]
 
 # Bootstrap resamples are drawn in blocks so that a large problem (thousands of units) never
 # holds a resamples x units array at once; the block size does not change the draws' order.
-BLOCK_CELLS = 2_000_000
+# Blocks of a few hundred thousand cells stay in the processor's cache while they are counted
+# (2,000,000 took a third longer at 2,400 units).
+BLOCK_CELLS = 250_000
 
 
 def as_float(value: object) -> float | None:
@@ -63,6 +65,33 @@ def resample_counts(rng: np.random.Generator, n: int, resamples: int):
         size = idx.shape[0]
         flat = (idx + n * np.arange(size)[:, None]).ravel()
         yield np.bincount(flat, minlength=size * n).reshape(size, n)
+
+
+def resampled_sums(figures: Sequence[np.ndarray], *, resamples: int, seed: int) -> list[np.ndarray]:
+    """Return, for each units x p array of per-unit figures, their sums over each bootstrap
+    resample of its units (resamples x p), weighting unit i by how often it was drawn.
+
+    Arrays with the same number of units get the same draws, the ones a single call with that
+    seed would get: drawing and counting the indices is most of a bootstrap's cost, so it is
+    done once per unit count, and one matrix product serves all the arrays."""
+    out: list[np.ndarray | None] = [None] * len(figures)
+    by_units: dict[int, list[int]] = {}
+    for i, f in enumerate(figures):
+        by_units.setdefault(f.shape[0], []).append(i)
+    for n, members in by_units.items():
+        stacked = np.column_stack([figures[i] for i in members])
+        sums = np.concatenate(
+            [
+                w.astype(float) @ stacked
+                for w in resample_counts(np.random.default_rng(seed), n, resamples)
+            ]
+        )
+        at = 0
+        for i in members:
+            width = figures[i].shape[1]
+            out[i] = sums[:, at : at + width]
+            at += width
+    return out  # type: ignore[return-value]
 
 
 def percentile_interval(estimates: np.ndarray) -> Interval | None:

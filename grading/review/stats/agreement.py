@@ -6,7 +6,7 @@ jurors' marks for it; the sentences speak of cells and marks."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from ._common import (
     percentile_interval,
     plural,
     present,
-    resample_counts,
+    resampled_sums,
 )
 
 
@@ -64,6 +64,66 @@ def krippendorff_alpha_interval(
     alpha = 1 - (n - 1) * sum o[c,k] delta^2 / sum n_c n_k delta^2, from the coincidence
     matrix. `units` holds each cell's marks (None for a missing one); cells with fewer than 2
     marks are not pairable and are left out. The interval resamples cells."""
+    return reliabilities(alphas=[units], resamples=resamples, seed=seed)[0][0]
+
+
+def reliabilities(
+    *,
+    alphas: Sequence[Sequence[Sequence[object]]] = (),
+    iccs: Sequence[Sequence[Sequence[object]]] = (),
+    resamples: int = 10_000,
+    seed: int = 2026,
+) -> tuple[list[Reliability], list[Reliability]]:
+    """Return krippendorff_alpha_interval of each of `alphas` and icc_2k of each of `iccs`,
+    the same figures as one call each, at a fraction of the cost: the bootstraps of all of
+    them share their draws (resampled_sums), as the calls would for the same number of units."""
+    pending = [_alpha_pending(units) for units in alphas] + [_icc_pending(m) for m in iccs]
+    active = [p for p in pending if p.statistic is not None]
+    sums = (
+        resampled_sums([p.statistic.figures for p in active], resamples=resamples, seed=seed)
+        if resamples > 0
+        else [np.empty((0, p.statistic.figures.shape[1])) for p in active]
+    )
+    for p, s in zip(active, sums, strict=True):
+        got = p.statistic.of_sums(s)
+        undefined = np.isnan(got)
+        skipped = int(undefined.sum())
+        p.result = replace(
+            p.result,
+            ci=percentile_interval(got[~undefined]),
+            resamples=resamples,
+            skipped=skipped,
+            note=join_notes(
+                [p.result.note, bootstrap_note(skipped, resamples, "had no variation")]
+            ),
+        )
+    results = [p.result for p in pending]
+    return results[: len(alphas)], results[len(alphas) :]
+
+
+@dataclass
+class _Pending:
+    """A figure before its interval: the result so far and, when there is an interval to
+    draw, the statistic to resample."""
+
+    result: Reliability
+    statistic: _Weighted | None = None
+
+
+class _Weighted:
+    """A statistic that depends on a resample only through weighted sums of per-unit figures:
+    `figures` (units x p) and `of_sums` (sums, resamples x p, to one value per resample, NaN
+    where undefined). Called with draw-count weights (resamples x units) it gives the value
+    per resample."""
+
+    def __init__(self, figures: np.ndarray, of_sums):
+        self.figures, self.of_sums = figures, of_sums
+
+    def __call__(self, w: np.ndarray) -> np.ndarray:
+        return self.of_sums(w @ self.figures)
+
+
+def _alpha_pending(units: Sequence[Sequence[object]]) -> _Pending:
     marks = [present(u) for u in units]
     pairable = [u for u in marks if len(u) >= 2]
     left_out = len(marks) - len(pairable)
@@ -72,44 +132,23 @@ def krippendorff_alpha_interval(
         notes.append(f"{plural(left_out, 'cell')} with fewer than two marks left out.")
     if not pairable:
         notes.append("No cell has marks from two jurors yet, so agreement cannot be measured.")
-        return Reliability(None, None, 0, left_out, note=join_notes(notes))
+        return _Pending(Reliability(None, None, 0, left_out, note=join_notes(notes)))
     values, o = coincidence_matrix(pairable)
     if len(values) == 1:
         notes.append(
             f"Every mark is {fmt(values[0])}: with no variation, Krippendorff's alpha is undefined."
         )
-        return Reliability(None, None, len(pairable), left_out, note=join_notes(notes))
+        return _Pending(Reliability(None, None, len(pairable), left_out, note=join_notes(notes)))
     n_c = o.sum(axis=1)
     delta2 = (values[:, None] - values[None, :]) ** 2
     alpha = 1 - (n_c.sum() - 1) * (o * delta2).sum() / (np.outer(n_c, n_c) * delta2).sum()
-    estimates, skipped = _bootstrap(
-        _alpha_weighted(pairable), len(pairable), resamples=resamples, seed=seed
-    )
-    notes.append(bootstrap_note(skipped, resamples, "had no variation"))
-    return Reliability(
-        float(alpha),
-        percentile_interval(estimates),
-        len(pairable),
-        left_out,
-        resamples,
-        skipped,
-        join_notes(notes),
+    return _Pending(
+        Reliability(float(alpha), None, len(pairable), left_out, note=join_notes(notes)),
+        _alpha_weighted(pairable),
     )
 
 
-def _bootstrap(statistic, units: int, *, resamples: int, seed: int) -> tuple[np.ndarray, int]:
-    """Return statistic (a function of draw-count weights, resamples x units, giving NaN where
-    undefined) over resamples of the units, and how many resamples it was undefined for."""
-    found, skipped = [np.empty(0)], 0
-    if resamples > 0:
-        for w in resample_counts(np.random.default_rng(seed), units, resamples):
-            got = statistic(w.astype(float))
-            skipped += int(np.isnan(got).sum())
-            found.append(got[~np.isnan(got)])
-    return np.concatenate(found), skipped
-
-
-def _alpha_weighted(pairable: list[list[float]]):
+def _alpha_weighted(pairable: list[list[float]]) -> _Weighted:
     """Return alpha as a function of draw-count weights over the pairable units.
 
     Summed over a unit's ordered pairs, (c - k)^2 / (m - 1) is 2 m SS / (m - 1) (SS: squared
@@ -127,13 +166,13 @@ def _alpha_weighted(pairable: list[list[float]]):
     ss = np.bincount(unit, weights=(flat - (s / m)[unit]) ** 2, minlength=len(pairable))
     d = m * ss / (m - 1)
 
-    def alpha(w: np.ndarray) -> np.ndarray:
-        n, big_s, big_q, big_d = w @ m, w @ s, w @ q, w @ d
+    def alpha(sums: np.ndarray) -> np.ndarray:
+        n, big_s, big_q, big_d = sums.T
         den = n * big_q - big_s**2
         ok = den > 1e-10 * n * big_q
         return np.where(ok, 1 - (n - 1) * big_d / np.where(ok, den, 1), np.nan)
 
-    return alpha
+    return _Weighted(np.column_stack([m, s, q, d]), alpha)
 
 
 # --- ICC(2,k) ---------------------------------------------------------------------------------
@@ -145,6 +184,10 @@ def icc_2k(
     """ICC(2,k): two-way random effects, absolute agreement, mean of k raters (Shrout & Fleiss
     1979; McGraw & Wong 1996 ICC(A,k)) = (MSR - MSE) / (MSR + (MSC - MSE) / n), for a cells x
     raters matrix. Rows with a missing mark are left out; the interval resamples rows."""
+    return reliabilities(iccs=[matrix], resamples=resamples, seed=seed)[1][0]
+
+
+def _icc_pending(matrix: Sequence[Sequence[object]]) -> _Pending:
     rows = [[as_float(v) for v in row] for row in matrix]
     widths = {len(r) for r in rows}
     if len(widths) > 1:
@@ -161,7 +204,7 @@ def icc_2k(
             f"there {'is' if len(complete) == 1 else 'are'} {plural(len(complete), 'cell')} "
             f"and {plural(k, 'juror')}."
         )
-        return Reliability(None, None, len(complete), left_out, note=join_notes(notes))
+        return _Pending(Reliability(None, None, len(complete), left_out, note=join_notes(notes)))
     icc = _icc_weighted(np.array(complete))
     value = icc(np.ones((1, len(complete))))[0]
     if np.isnan(value):
@@ -171,21 +214,13 @@ def icc_2k(
             if len(flat) == 1
             else "ICC cannot be computed: the cells differ less than the jurors disagree."
         )
-        return Reliability(None, None, len(complete), left_out, note=join_notes(notes))
-    estimates, skipped = _bootstrap(icc, len(complete), resamples=resamples, seed=seed)
-    notes.append(bootstrap_note(skipped, resamples, "had no variation"))
-    return Reliability(
-        float(value),
-        percentile_interval(estimates),
-        len(complete),
-        left_out,
-        resamples,
-        skipped,
-        join_notes(notes),
+        return _Pending(Reliability(None, None, len(complete), left_out, note=join_notes(notes)))
+    return _Pending(
+        Reliability(float(value), None, len(complete), left_out, note=join_notes(notes)), icc
     )
 
 
-def _icc_weighted(x: np.ndarray):
+def _icc_weighted(x: np.ndarray) -> _Weighted:
     """Return ICC(2,k) of the rows x raters matrix x as a function of draw-count weights over
     its rows (NaN where there is no variation): the sums of squares of the two-way ANOVA come
     from per-row sums that a resample adds up with its draw counts."""
@@ -194,19 +229,19 @@ def _icc_weighted(x: np.ndarray):
     row = x.sum(axis=1)
     sq = (x * x).sum(axis=1)
 
-    def icc(w: np.ndarray) -> np.ndarray:
-        q, grand = w @ sq, w @ row
+    def icc(sums: np.ndarray) -> np.ndarray:
+        q, grand, row_sq, columns = sums[:, 0], sums[:, 1], sums[:, 2], sums[:, 3:]
         correction = grand**2 / (n * k)
         sst = q - correction
-        ssr = w @ (row * row) / k - correction
-        ssc = ((w @ x) ** 2).sum(axis=1) / n - correction
+        ssr = row_sq / k - correction
+        ssc = (columns**2).sum(axis=1) / n - correction
         msr, msc = ssr / (n - 1), ssc / (k - 1)
         mse = (sst - ssr - ssc) / ((n - 1) * (k - 1))
         den = msr + (msc - mse) / n
         ok = (sst > 1e-10 * q) & (den > 0)
         return np.where(ok, (msr - mse) / np.where(ok, den, 1), np.nan)
 
-    return icc
+    return _Weighted(np.column_stack([sq, row, row * row, x]), icc)
 
 
 # --- each juror against the agreed marks --------------------------------------------------------

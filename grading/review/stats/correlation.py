@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats as sps
@@ -49,6 +49,18 @@ class Correlation:
     note: str | None = None
 
 
+@dataclass(frozen=True)
+class Columns:
+    """Two paired columns to correlate, with the words the sentences use for them: `names`
+    are the columns in the plural ("automatic scores", "jury totals"), `items` what a pair is
+    ("system", "systems")."""
+
+    x: Sequence[object]
+    y: Sequence[object]
+    names: tuple[str, str] = ("first scores", "second scores")
+    items: tuple[str, str] = ("pair", "pairs")
+
+
 def correlate(
     x: Sequence[object],
     y: Sequence[object],
@@ -63,6 +75,60 @@ def correlate(
     `names` are the two columns in the plural ("automatic scores", "jury totals") and `items`
     what a pair is ("system", "systems"), for the sentences. The intervals are percentile
     intervals over `resamples` resamples of the pairs (0 for none), seeded by `seed`."""
+    return correlations([Columns(x, y, names, items)], resamples=resamples, seed=seed)[0]
+
+
+def correlations(
+    columns: Sequence[Columns], *, resamples: int = 10_000, seed: int = 2026
+) -> list[Correlation]:
+    """Return correlate of each pair of columns, the same figures as one call each: the
+    bootstraps of columns with the same number of pairs share their draws, as the calls would."""
+    prepared = [_prepare(c) for c in columns]
+    active = [p for p in prepared if p[1] is not None]
+    built = {id(p): _Pairs(*p[1]) for p in active} if resamples > 0 else {}
+    found: dict[int, list[list[np.ndarray]]] = {id(p): [[], [], []] for p in active}
+    skipped = dict.fromkeys(found, 0)
+    by_size: dict[int, list] = {}
+    for p in active:
+        by_size.setdefault(p[0].n, []).append(p)
+    for n, group in by_size.items() if resamples > 0 else ():
+        for w in resample_counts(np.random.default_rng(seed), n, resamples):
+            w = w.astype(float)
+            for p in group:
+                ok, *figures = built[id(p)].figures(w)
+                skipped[id(p)] += int((~ok).sum())
+                for bucket, values in zip(found[id(p)], figures, strict=True):
+                    bucket.append(values)
+    out = []
+    for p in prepared:
+        result, pairs, notes = p
+        if pairs is not None:
+            cis = (
+                [percentile_interval(np.concatenate(f)) for f in found[id(p)]]
+                if resamples > 0
+                else [None, None, None]
+            )
+            result = replace(
+                result,
+                spearman_ci=cis[0],
+                pearson_ci=cis[1],
+                kendall_ci=cis[2],
+                resamples=resamples,
+                skipped=skipped[id(p)],
+                note=join_notes(
+                    [*notes, bootstrap_note(skipped[id(p)], resamples, "had a constant column")]
+                ),
+            )
+        out.append(result)
+    return out
+
+
+def _prepare(
+    columns: Columns,
+) -> tuple[Correlation, tuple[np.ndarray, np.ndarray] | None, list[str]]:
+    """Return the point figures of two columns, and what their bootstrap needs (None when
+    there is no correlation to give) with the notes so far."""
+    x, y, names, items = columns.x, columns.y, columns.names, columns.items
     if len(x) != len(y):
         raise ValueError(f"correlate needs paired values, got {len(x)} and {len(y)}")
     pairs = [(as_float(a), as_float(b)) for a, b in zip(x, y, strict=True)]
@@ -79,7 +145,7 @@ def correlate(
             f"{have} {items[0] if n == 1 else items[1]} {verb} both figures; "
             f"a correlation needs at least {MIN_PAIRS}."
         )
-        return Correlation(n=n, dropped=dropped, note=join_notes(notes))
+        return Correlation(n=n, dropped=dropped, note=join_notes(notes)), None, notes
     xs = np.array([a for a, _ in kept])
     ys = np.array([b for _, b in kept])
     constant = [
@@ -88,7 +154,7 @@ def correlate(
         if np.ptp(column) == 0
     ]
     if constant:
-        return Correlation(n=n, dropped=dropped, note=join_notes(notes + constant))
+        return Correlation(n=n, dropped=dropped, note=join_notes(notes + constant)), None, notes
     tied = (_tied_values(xs), _tied_values(ys))
     for count, name in zip(tied, names, strict=True):
         if count:
@@ -98,25 +164,19 @@ def correlate(
     spearman = sps.spearmanr(xs, ys)
     pearson = sps.pearsonr(xs, ys)
     kendall = sps.kendalltau(xs, ys)
-    cis, skipped = _bootstrap(xs, ys, resamples=resamples, seed=seed)
-    notes.append(bootstrap_note(skipped, resamples, "had a constant column"))
-    return Correlation(
+    result = Correlation(
         n=n,
         spearman=float(spearman.statistic),
         spearman_p=float(spearman.pvalue),
-        spearman_ci=cis[0],
         pearson=float(pearson.statistic),
         pearson_p=float(pearson.pvalue),
-        pearson_ci=cis[1],
         kendall=float(kendall.statistic),
         kendall_p=float(kendall.pvalue),
-        kendall_ci=cis[2],
         dropped=dropped,
         tied=tied,
-        resamples=resamples,
-        skipped=skipped,
         note=join_notes(notes),
     )
+    return result, (xs, ys), notes
 
 
 def _tied_values(values: np.ndarray) -> int:
@@ -124,67 +184,96 @@ def _tied_values(values: np.ndarray) -> int:
     return sum(c for c in Counter(values.tolist()).values() if c > 1)
 
 
-def _weighted_pearson(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Return Pearson's r per row, each original point i counted w[row, i] times (a and b:
-    one value per original point, per row or shared by all rows)."""
-    total = w.sum(axis=1, keepdims=True)
-    a = a - (w * a).sum(axis=1, keepdims=True) / total
-    b = b - (w * b).sum(axis=1, keepdims=True) / total
-    return (w * a * b).sum(axis=1) / np.sqrt((w * a * a).sum(axis=1) * (w * b * b).sum(axis=1))
+class _Ranks:
+    """One column's values in ascending order, for the average ranks of a resample's drawn
+    copies: a copy of point i ranks (drawn below) + (drawn tied + 1) / 2."""
+
+    def __init__(self, values: np.ndarray):
+        self.order = np.argsort(values, kind="stable")
+        ordered = values[self.order]
+        last = np.append(ordered[1:] != ordered[:-1], True)  # a tie group ends here
+        self.ties = not last.all()
+        self.ends = np.flatnonzero(last)
+        self.group = np.cumsum(np.append(False, last[:-1]))  # each sorted point's tie group
+
+    def of(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return the ranks of each point (resamples x points, in ascending order of the
+        values) and, per resample, the sum of squared draws per tie group (the pairs tied)."""
+        drawn = w[:, self.order]
+        through = np.cumsum(drawn, axis=1)
+        if not self.ties:
+            return through - (drawn - 1) / 2, np.einsum("ij,ij->i", drawn, drawn)
+        end = through[:, self.ends]
+        per_group = end.copy()
+        per_group[:, 1:] -= end[:, :-1]
+        end -= (per_group - 1) / 2  # the group's average rank
+        return end[:, self.group], np.einsum("ij,ij->i", per_group, per_group)
+
+
+# Below this many points, Kendall's pair sums are integers under 2^24 and float32 (twice as
+# fast in the matrix product) gives them exactly.
+EXACT_FLOAT32_POINTS = 4096
 
 
 class _Pairs:
     """The pairwise facts of the original points that a resample only reweights."""
 
     def __init__(self, xs: np.ndarray, ys: np.ndarray):
-        self.xs, self.ys = xs, ys
-        sx, sy = np.sign(xs[:, None] - xs[None, :]), np.sign(ys[:, None] - ys[None, :])
-        self.concordance, self.untied_x, self.untied_y = sx * sy, np.abs(sx), np.abs(sy)
-        # below[i, j]: point j lies below point i; same[i, j]: they are tied
-        self.below_x, self.same_x = (
-            (xs[None, :] < xs[:, None]) * 1.0,
-            (xs[None, :] == xs[:, None]) * 1.0,
-        )
-        self.below_y, self.same_y = (
-            (ys[None, :] < ys[:, None]) * 1.0,
-            (ys[None, :] == ys[:, None]) * 1.0,
-        )
+        self.ranks_x, self.ranks_y = _Ranks(xs), _Ranks(ys)
+        # where each point, in ascending order of x, stands in ascending order of y
+        position_y = np.empty(len(ys), dtype=np.intp)
+        position_y[self.ranks_y.order] = np.arange(len(ys))
+        self.y_at_x = position_y[self.ranks_x.order]
+        concordance = np.sign(xs[:, None] - xs[None, :]) * np.sign(ys[:, None] - ys[None, :])
+        self.float = np.float32 if len(xs) < EXACT_FLOAT32_POINTS else np.float64
+        self.concordance = concordance.astype(self.float)
+        xs, ys = xs - xs.mean(), ys - ys.mean()  # centred: the moments do not cancel
+        self.moments = np.column_stack([xs, ys, xs**2, ys**2, xs * ys])
 
     def figures(self, w: np.ndarray):
         """Return, for draw counts w (resamples x points), which resamples have no constant
         column, and their Spearman, Pearson and Kendall tau-b.
 
-        A resample's pairs are the original pairs counted w_i w_j times, so Kendall's sums are
-        w M w'; a drawn copy of point i has the average rank (drawn below) + (drawn tied + 1) / 2."""
-        untied_x = ((w @ self.untied_x) * w).sum(axis=1)
-        untied_y = ((w @ self.untied_y) * w).sum(axis=1)
+        A resample's pairs are the original pairs counted w_i w_j times: Kendall's numerator
+        is w C w' (C: the pairs' concordance signs) and its untied pairs are total^2 less the
+        squared draws per tied value; Spearman is Pearson's r of the drawn copies' average
+        ranks (_Ranks); Pearson needs only weighted moments."""
+        total = w.sum(axis=1)
+        rank_x, tied_x = self.ranks_x.of(w)
+        rank_y, tied_y = self.ranks_y.of(w)
+        untied_x, untied_y = total**2 - tied_x, total**2 - tied_y
         ok = (untied_x > 0) & (untied_y > 0)
-        w = w[ok]
-        kendall = ((w @ self.concordance) * w).sum(axis=1) / np.sqrt(untied_x[ok] * untied_y[ok])
-        rank_x = w @ self.below_x.T + (w @ self.same_x.T + 1) / 2
-        rank_y = w @ self.below_y.T + (w @ self.same_y.T + 1) / 2
-        spearman = _weighted_pearson(w, rank_x, rank_y)
-        pearson = _weighted_pearson(w, self.xs[None, :], self.ys[None, :])
+        if not ok.all():
+            w, total, rank_x, rank_y = w[ok], total[ok], rank_x[ok], rank_y[ok]
+        wf = w.astype(self.float)
+        pairs = ((wf @ self.concordance) * wf).sum(axis=1, dtype=np.float64)
+        kendall = pairs / np.sqrt(untied_x[ok] * untied_y[ok])
+        # Spearman in ascending order of x: the weights, and both ranks less their mean
+        middle = (total[:, None] + 1) / 2
+        drawn = w[:, self.ranks_x.order]
+        spearman = _pearson_of_sums(
+            total,
+            *_weighted_moments(drawn, rank_x - middle, rank_y[:, self.y_at_x] - middle),
+        )
+        pearson = _pearson_of_sums(total, *(w @ self.moments).T)
         return ok, spearman, pearson, kendall
 
 
-def _bootstrap(
-    xs: np.ndarray, ys: np.ndarray, *, resamples: int, seed: int
-) -> tuple[tuple[Interval | None, Interval | None, Interval | None], int]:
-    """Resample the pairs; return the Spearman, Pearson and Kendall intervals and how many
-    resamples had a constant column (skipped)."""
-    if resamples <= 0:
-        return (None, None, None), 0
-    pairs = _Pairs(xs, ys)
-    found: list[list[np.ndarray]] = [[], [], []]
-    skipped = 0
-    for w in resample_counts(np.random.default_rng(seed), len(xs), resamples):
-        ok, *figures = pairs.figures(w.astype(float))
-        skipped += int((~ok).sum())
-        for bucket, values in zip(found, figures, strict=True):
-            bucket.append(values)
-    cis = tuple(percentile_interval(np.concatenate(f)) for f in found)
-    return cis, skipped
+def _weighted_moments(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Return the per-row sums of w a, w b, w a^2, w b^2 and w a b."""
+    wa, wb = w * a, w * b
+    return (
+        wa.sum(axis=1),
+        wb.sum(axis=1),
+        np.einsum("ij,ij->i", wa, a),
+        np.einsum("ij,ij->i", wb, b),
+        np.einsum("ij,ij->i", wa, b),
+    )
+
+
+def _pearson_of_sums(total, sa, sb, saa, sbb, sab) -> np.ndarray:
+    """Return Pearson's r from weighted sums (total weight, sums, squares and products)."""
+    return (sab - sa * sb / total) / np.sqrt((saa - sa * sa / total) * (sbb - sb * sb / total))
 
 
 def spread(values: Sequence[object]) -> float | None:

@@ -262,3 +262,37 @@ def test_chart_renders_in_the_pdf_report(caplog):
     text = "".join(PdfReader(io.BytesIO(pdf)).pages[0].extract_text().split())
     assert "GeminiFlash" in text and "automaticscore" in text  # drawn as text, not paths
     assert not caplog.records  # WeasyPrint warns about SVG properties in style attributes
+
+
+def test_hundreds_of_systems_name_only_the_best_and_most_divergent_and_say_so():
+    many = [
+        SystemScore(f"S{i:03d}", auto_score=(i * 37) % 100, jury_total=i / 3) for i in range(300)
+    ]
+    scatter = texts(parse(jury_vs_auto_scatter(many)))
+    named = [t for t in scatter if re.fullmatch(r"S\d{3}", t)]
+    assert len(named) == charts.NAMED
+    assert {"S299", "S298", "S285"} <= set(named)  # the best jury totals
+    gap = max(many, key=lambda s: abs(s.auto_score - s.jury_total))
+    assert gap.system in named
+    assert "names: the 15 best and 15 largest gaps of 300" in scatter
+
+    rows = [Divergence("P1", s.system, s.auto_score - s.jury_total) for s in many]
+    bars = texts(parse(divergence_bars(rows)))
+    shown = [t for t in bars if re.fullmatch(r"S\d{3}", t)]
+    biggest = sorted(rows, key=lambda r: -abs(r.difference))[: charts.NAMED]
+    assert sorted(shown) == sorted(r.system for r in biggest)
+    assert f"the {charts.NAMED} systems with the largest gaps, of 300" in bars
+
+    placed = texts(parse(placement_histogram(range(0, 100, 3), THRESHOLDS, many)))
+    assert [t for t in placed if re.fullmatch(r"S\d{3}", t)] == [
+        f"S{i:03d}" for i in range(300 - charts.NAMED, 300)
+    ]
+    assert f"{300 - charts.NAMED} more" in placed
+
+
+def test_thirty_systems_are_all_named():
+    names = [f"System {i:02d}" for i in range(charts.NAMED)]
+    points = [SystemScore(name, 2 * i, 3 * i) for i, name in enumerate(names)]
+    assert all(n in texts(parse(jury_vs_auto_scatter(points))) for n in names)
+    placed = texts(parse(placement_histogram(range(0, 100, 3), THRESHOLDS, points)))
+    assert all(n in placed for n in names) and not any(t.endswith(" more") for t in placed)

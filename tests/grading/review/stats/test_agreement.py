@@ -3,6 +3,7 @@ package; ICC(2,k) against hand computation and Shrout & Fleiss; deviations; disc
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 import krippendorff
@@ -17,6 +18,7 @@ from grading.review.stats import (
     icc_2k,
     krippendorff_alpha_interval,
     rater_deviation,
+    reliabilities,
 )
 from grading.review.stats.agreement import _alpha_weighted, _icc_weighted
 
@@ -311,3 +313,47 @@ def test_discrepancy_rate_without_comparable_cells():
     got = discrepancy_rate([[1.0], [None, 2.0]], tolerance=0)
     assert got.rate is None and got.compared == 0
     assert got.note == "No cell has submitted marks from two jurors yet."
+
+
+# --- shared draws -----------------------------------------------------------------------------
+
+
+def test_reliabilities_equal_one_call_each():
+    rng = np.random.default_rng(21)
+    alphas = [
+        [list(rng.integers(0, 7, size=rng.integers(2, 4)) / 2) for _ in range(40)],
+        [list(rng.integers(0, 3, size=2)) for _ in range(40)],  # as many cells: shared draws
+        [list(rng.integers(0, 9, size=3)) for _ in range(25)],
+        [[2, 2], [2, 2]],  # no variation: no interval
+        [[1, N]],  # nothing pairable
+    ]
+    iccs = [
+        rng.integers(0, 6, size=(40, 2)).tolist(),
+        rng.integers(0, 6, size=(17, 3)).tolist(),
+        [[4, 4], [4, 4]],
+    ]
+    got_alphas, got_iccs = reliabilities(alphas=alphas, iccs=iccs, resamples=500, seed=4)
+    singles = [krippendorff_alpha_interval(u, resamples=500, seed=4) for u in alphas]
+    singles += [icc_2k(m, resamples=500, seed=4) for m in iccs]
+    for got, single in zip(got_alphas + got_iccs, singles, strict=True):
+        # one matrix product for all adds in another order: equal to the last bits
+        assert replace(got, ci=None) == replace(single, ci=None)
+        assert got.ci == (None if single.ci is None else pytest.approx(single.ci, abs=1e-12))
+    assert got_alphas[0].ci and got_alphas[1].ci and got_iccs[0].ci
+    assert got_alphas[3].ci is None and got_alphas[4].value is None and got_iccs[2].ci is None
+
+
+def test_interval_is_the_percentiles_of_alpha_on_each_drawn_resample():
+    # The weighted sums stand for the resampled cells themselves: same draws, same figures.
+    rng = np.random.default_rng(8)
+    units = [list(rng.integers(0, 5, size=rng.integers(2, 4)) / 2) for _ in range(12)]
+    draws = np.random.default_rng(3).integers(0, 12, size=(200, 12))
+    naive = [
+        krippendorff_alpha_interval([units[i] for i in row], resamples=0).value for row in draws
+    ]
+    naive = np.array([np.nan if v is None else v for v in naive])
+    got = krippendorff_alpha_interval(units, resamples=200, seed=3)
+    kept = naive[~np.isnan(naive)]
+    assert got.skipped == int(np.isnan(naive).sum())
+    low, high = np.percentile(kept, [2.5, 97.5])
+    assert got.ci == pytest.approx((low, high), abs=1e-12)

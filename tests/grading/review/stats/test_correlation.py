@@ -10,8 +10,10 @@ import pytest
 from scipy import stats as sps
 
 from grading.review.stats import (
+    Columns,
     competition_ranks,
     correlate,
+    correlations,
     criterion_difficulty,
     spread,
 )
@@ -261,3 +263,40 @@ def test_criterion_difficulty_ignores_missing_fractions():
     )
     assert got.codes == ("a", "c", "d")
     assert not math.isnan(got.spearman)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_resample_figures_are_scipys_at_dashboard_like_size(ties):
+    # 60 points: the float32 Kendall product and the ranks from cumulative draws, with and
+    # without tied values, against scipy on the resampled pairs themselves.
+    rng = np.random.default_rng(17)
+    x = rng.uniform(0, 100, size=60)
+    y = x + rng.normal(0, 25, size=60)
+    if ties:
+        x, y = np.round(x / 10), np.round(y / 20)
+    draws = rng.integers(0, 60, size=(200, 60))
+    weights = np.stack([np.bincount(row, minlength=60) for row in draws]).astype(float)
+    ok, spearman, pearson, kendall = _Pairs(x, y).figures(weights)
+    assert ok.all()
+    expected = [
+        (sps.spearmanr(x[r], y[r])[0], sps.pearsonr(x[r], y[r])[0], sps.kendalltau(x[r], y[r])[0])
+        for r in draws
+    ]
+    np.testing.assert_allclose(np.column_stack([spearman, pearson, kendall]), expected, atol=1e-12)
+
+
+def test_correlations_equal_one_call_each():
+    rng = np.random.default_rng(2)
+    x = rng.uniform(0, 100, size=30)
+    columns = [
+        Columns(x, x + rng.normal(0, 20, size=30), names=NAMES),
+        Columns(x, np.round(x / 25), names=NAMES),  # as many pairs: shared draws
+        Columns(x[:12], -x[:12] + rng.normal(0, 5, size=12)),
+        Columns([1, 1, 1], [1, 2, 3]),  # constant column: no figures
+        Columns([1, None], [2, 3], items=("system", "systems")),
+    ]
+    got = correlations(columns, resamples=400, seed=9)
+    assert got == [
+        correlate(c.x, c.y, names=c.names, items=c.items, resamples=400, seed=9) for c in columns
+    ]
+    assert got[0].spearman_ci and got[2].kendall_ci and got[3].spearman is None
