@@ -48,6 +48,11 @@ urlpatterns = [
     path("c/<slug:slug>/review/", review_views.review, name="review"),
     path("c/<slug:slug>/review.json", review_views.review_json, name="review_json"),
     path("c/<slug:slug>/review.pdf", review_views.review_report_pdf, name="review_pdf"),
+    path(
+        "c/<slug:slug>/review/charts/<slug:name>.svg",
+        review_views.review_chart,
+        name="review_chart",
+    ),
     path("c/<slug:slug>/review/inputs/", views.review_inputs, name="review_inputs"),
     path(
         "c/<slug:slug>/review/inputs/system-scores/",

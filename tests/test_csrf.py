@@ -44,6 +44,7 @@ def test_a_post_without_a_csrf_token_is_refused_everywhere(username):
         "task_id": "0" * 32,
         "fmt": "csv",
         "table": "systems",
+        "name": "scatter",
         "action": "comment",
         # A set-password link: the user id in base 64 and a token (not a valid one).
         "uidb64": "MQ",

@@ -566,7 +566,7 @@ def _notes(
     if revised:
         notes.append(
             f"{_plural(revised, 'submitted mark')} {'was' if revised == 1 else 'were'} "
-            "revised since and count here as first submitted."
+            f"revised since and {'counts' if revised == 1 else 'count'} here as first submitted."
         )
     if k:
         notes.append(

@@ -116,6 +116,13 @@ class CriterionPoint:
     humans: float | None
 
 
+# Per-problem correlations get bootstrap intervals up to this many systems: at IOL's five
+# the interval is the honest answer; at hundreds it is narrow, the p-value says as much, and
+# drawing it for every problem would cost more than the rest of the review together
+# (benchmarks/README.md, review_scale.py).
+PROBLEM_INTERVALS_UP_TO = 50
+
+
 @dataclass(frozen=True)
 class ProblemCorrelation:
     problem: int
@@ -153,6 +160,17 @@ class Review:
     # (grading.review.observations); review_build adds them, they need their own queries.
     agreement: tuple[ProblemAgreement, ...] = field(default_factory=tuple)
     observations: TagCounts | None = None
+    problem_intervals: bool = True  # per-problem correlations have bootstrap intervals
+
+    @property
+    def problem_intervals_note(self) -> str:
+        """Say why the per-problem correlations have no intervals ("" when they have)."""
+        if self.problem_intervals:
+            return ""
+        return (
+            f"Intervals per problem are drawn up to {PROBLEM_INTERVALS_UP_TO} systems; over "
+            f"{len(self.systems)} they are narrow and the p-value tells as much."
+        )
 
     @property
     def provisional_sentence(self) -> str:
@@ -259,6 +277,16 @@ class Review:
         }
 
 
+# The charts of the review: name -> what it shows (the page's alternative text).
+CHARTS = {
+    "scatter": "Automatic score against jury total, one point per system.",
+    "divergence": "Automatic score minus jury points, per problem and system.",
+    "placement": "The contestants' totals with the medal thresholds and the systems placed.",
+    "difficulty": "Share of each criterion's points: AI systems against contestants.",
+    "agreement": "Juror agreement per problem: alpha and ICC with their intervals.",
+}
+
+
 @dataclass(frozen=True)
 class ReviewCharts:
     """The review's charts as inline SVG from grading.review.charts (safe to put in a page)."""
@@ -337,36 +365,37 @@ def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
         )
     )
     maxima = {p.number: float(p.maximum) for p in data.problems}
-    # One call, so that the bootstraps (same systems, same seed) share their draws.
-    correlation, *by_problem = correlations(
-        [
-            Columns(
-                [s.auto_score for s in systems],
-                [s.jury_total for s in systems],
-                names=("automatic scores", "jury totals"),
-                items=("system", "systems"),
-            ),
-            *(
-                Columns(
-                    [s.auto_by_problem.get(number) for s in systems],
-                    [
-                        None
-                        if s.jury_by_problem.get(number) is None or not maxima[number]
-                        else s.jury_by_problem[number] / maxima[number] * 100
-                        for s in systems
-                    ],
-                    names=(
-                        f"automatic scores of problem {number}",
-                        f"jury points of problem {number}",
-                    ),
-                    items=("system", "systems"),
-                )
-                for number in counted
-            ),
-        ],
-        resamples=resamples,
-        seed=SEED,
+    overall_columns = Columns(
+        [s.auto_score for s in systems],
+        [s.jury_total for s in systems],
+        names=("automatic scores", "jury totals"),
+        items=("system", "systems"),
     )
+    problem_columns = [
+        Columns(
+            [s.auto_by_problem.get(number) for s in systems],
+            [
+                None
+                if s.jury_by_problem.get(number) is None or not maxima[number]
+                else s.jury_by_problem[number] / maxima[number] * 100
+                for s in systems
+            ],
+            names=(
+                f"automatic scores of problem {number}",
+                f"jury points of problem {number}",
+            ),
+            items=("system", "systems"),
+        )
+        for number in counted
+    ]
+    problem_intervals = len(systems) <= PROBLEM_INTERVALS_UP_TO
+    if problem_intervals:  # one call: the bootstraps (same systems, same seed) share draws
+        correlation, *by_problem = correlations(
+            [overall_columns, *problem_columns], resamples=resamples, seed=SEED
+        )
+    else:
+        [correlation] = correlations([overall_columns], resamples=resamples, seed=SEED)
+        by_problem = correlations(problem_columns, resamples=0, seed=SEED)
     problem_correlations = tuple(
         ProblemCorrelation(number, c) for number, c in zip(counted, by_problem, strict=True)
     )
@@ -384,6 +413,7 @@ def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
         jury_maximum=float(data.jury_maximum),
         correlation=correlation,
         problem_correlations=problem_correlations,
+        problem_intervals=problem_intervals,
         ranges=_ranges(systems),
         divergences=divergences,
         divergent_papers=tuple(

@@ -22,7 +22,7 @@ from .report import (
     review_table_filename,
     review_table_xlsx,
 )
-from .services import review_cached
+from .services import CHARTS, review_cached
 
 review_roles = role_required(CHAIR, ORGANIZER)
 
@@ -44,14 +44,27 @@ def review(request: HttpRequest, slug: str) -> HttpResponse:
     competition = _competition(request, slug)
     if request.GET.get("format") == "json":
         return _json(competition)
-    page = review_cached(competition=competition)
+    # The charts come in their own requests (review_chart): the page does not wait for them.
+    page = review_cached(competition=competition, with_charts=False)
     context = {
         "competition": competition,
         "review": page.review,
-        "charts": page.charts,
+        "charts": CHARTS,
         "tables": [(name, label) for name, (label, _) in TABLES.items()],
     }
     return render(request, "grading/review/review.html", context)
+
+
+@require_GET
+@review_roles
+def review_chart(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    """One chart of the review as an SVG image (drawn once per state of the marks, cached)."""
+    if name not in CHARTS:
+        raise Http404("no such chart")
+    page = review_cached(competition=_competition(request, slug))
+    response = HttpResponse(getattr(page.charts, name), content_type="image/svg+xml")
+    response["Cache-Control"] = "private, no-cache"
+    return response
 
 
 @require_GET

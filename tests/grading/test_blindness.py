@@ -68,6 +68,7 @@ def _kwargs(pattern, paper, criterion):
         "task_id": "0" * 32,
         "fmt": "csv",
         "table": "systems",
+        "name": "scatter",
         "action": "comment",
         # A set-password link: the user id in base 64 and a token (not a valid one).
         "uidb64": "MQ",

@@ -409,3 +409,22 @@ def test_edits_in_place_move_the_fingerprint_and_reach_the_review():
     assert moved()
     # Nothing changed: the same fingerprint, so the cache still answers.
     assert not moved()
+
+
+def test_per_problem_intervals_stop_above_the_limit(monkeypatch):
+    built = review_competition()
+    review = review_build(competition=built.competition, resamples=R)
+    assert review.problem_intervals and review.problem_intervals_note == ""
+    assert all(p.correlation.spearman_ci for p in review.problem_correlations)
+    monkeypatch.setattr(services, "PROBLEM_INTERVALS_UP_TO", len(review.systems) - 1)
+    fewer = review_build(competition=built.competition, resamples=R)
+    assert not fewer.problem_intervals
+    assert fewer.problem_intervals_note.startswith(
+        f"Intervals per problem are drawn up to {len(review.systems) - 1} systems; over "
+        f"{len(review.systems)}"
+    )
+    for before, after in zip(review.problem_correlations, fewer.problem_correlations, strict=True):
+        assert after.correlation.spearman_ci is None
+        assert after.correlation.spearman == before.correlation.spearman
+        assert after.correlation.spearman_p == before.correlation.spearman_p
+    assert fewer.correlation == review.correlation  # the overall keeps its interval

@@ -1,4 +1,4 @@
-"""The review page and its JSON: who may see them, what they show, the charts inline."""
+"""The review page, its charts and its JSON: who may see them, what they show."""
 
 from __future__ import annotations
 
@@ -25,11 +25,15 @@ def built(db):
     return review_competition(finalize=False)
 
 
+CHARTS = ("scatter", "divergence", "placement", "difficulty", "agreement")
+
+
 def _urls(slug: str = "rv") -> list[str]:
     return [
         reverse("grading:review", args=[slug]),
         reverse("grading:review", args=[slug]) + "?format=json",
         reverse("grading:review_json", args=[slug]),
+        *(reverse("grading:review_chart", args=[slug, name]) for name in CHARTS),
     ]
 
 
@@ -60,7 +64,10 @@ def test_the_organizer_sees_the_page(organizer_client, built):
     assert "Spearman rho" in page and "n = 5" in page
     assert "Jury spans 9.0 points, automatic 90.0." in page
     assert "3rd of 10" in page
-    assert page.count("<svg") == 5  # the five charts, inline
+    # The five charts are images of their own URL, each with its alternative text.
+    for name in CHARTS:
+        assert f'src="{reverse("grading:review_chart", args=["rv", name])}"' in page
+    assert page.count('alt="') >= 5 and "<svg" not in page
     assert "Juror agreement" in page and "Krippendorff" in page
     assert "points above the agreed marks" in page or "in line with the agreed marks" in page
     assert "&lt;svg" not in page  # not escaped
@@ -75,12 +82,30 @@ def test_system_names_are_escaped_outside_the_charts(organizer_client, built):
     page = organizer_client.get(reverse("grading:review", args=["rv"])).content.decode()
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    chart = organizer_client.get(reverse("grading:review_chart", args=["rv", "scatter"]))
+    svg = chart.content.decode()
+    assert "<script>" not in svg and "&lt;script&gt;alert(1)&lt;/script&gt;" in svg
+
+
+def test_each_chart_is_an_svg_drawn_once_per_state(organizer_client, built, monkeypatch):
+    from grading.review import services
+
+    drawn = []
+    real = services.review_charts
+    monkeypatch.setattr(services, "review_charts", lambda r: drawn.append(r) or real(r))
+    for name in CHARTS:
+        response = organizer_client.get(reverse("grading:review_chart", args=["rv", name]))
+        assert response.status_code == 200
+        assert response["Content-Type"] == "image/svg+xml"
+        assert response.content.lstrip().startswith((b"<svg", b"<?xml"))
+    assert len(drawn) == 1  # the first request drew all five; the others read the cache
+    assert organizer_client.get("/c/rv/review/charts/nope.svg").status_code == 404
 
 
 def test_the_chair_sees_the_page_and_the_json(client, built):
     client.force_login(built.chair)
     assert client.get(reverse("grading:review", args=["rv"])).status_code == 200
-    for url in _urls()[1:]:
+    for url in _urls()[1:3]:
         response = client.get(url)
         assert response.status_code == 200
         assert response["Content-Type"] == "application/json"
