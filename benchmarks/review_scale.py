@@ -25,7 +25,9 @@ What the script does:
 4. **The whole dashboard.** --contestants invented contestants with points on every
    criterion and thresholds are added; then the SQL queries of `review_data` and the time of
    `review_build` (10,000 resamples: the figures, agreement and tags), of `review_charts`,
-   of a cold `review_cached` (an empty cache: build and charts) and of a cached one.
+   of a cold `review_cached` (an empty cache: build and charts) and of a cached one; then
+   the page as a browser asks for it (Django's test client, the whole request cycle): the
+   page with an empty cache, its chart images, the page again once cached.
 
 Exit status: 0 done; 3 a setup error. The figures of a run are in benchmarks/README.md.
 """
@@ -341,14 +343,70 @@ def dashboard(competition, args, result: dict, say, rng) -> None:
     for label, fn in cases.items():
         result["times"][label] = timed(fn, args.repeats)
         say(f"{label}: {result['times'][label]}")
-    cold = result["times"]["review_cached, cold (build and charts)"]["median_ms"]
-    cached = result["times"]["review_cached, cached"]["median_ms"]
+    for label, figures in page_requests(competition, args.repeats).items():
+        result["times"][label] = figures
+        say(f"{label}: {figures}")
+    cold = result["times"]["GET review page, cold"]["median_ms"]
+    cached = result["times"]["GET review page, cached"]["median_ms"]
     result["targets"] = {"cold_under_1s": cold < 1000, "cached_under_100ms": cached < 100}
     say(
-        f"issue 8 targets (medians): cold {cold:,.0f} ms (under 1,000 ms: "
-        f"{'met' if cold < 1000 else 'not met'}), cached {cached:,.0f} ms (under 100 ms: "
-        f"{'met' if cached < 100 else 'not met'})"
+        f"issue 8 targets (medians of the page's server time): cold {cold:,.0f} ms (under "
+        f"1,000 ms: {'met' if cold < 1000 else 'not met'}), cached {cached:,.0f} ms (under "
+        f"100 ms: {'met' if cached < 100 else 'not met'})"
     )
+
+
+def page_requests(competition, repeats: int) -> dict[str, dict]:
+    """Time the dashboard as a browser asks for it, through Django's whole request cycle:
+    the page with an empty cache, then its five chart images (the first draws all five),
+    then the page again (cached)."""
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+    from django.test import Client
+    from django.urls import reverse
+
+    from grading.review.services import CHARTS
+    from ioleval.roles import ORGANIZER
+
+    organizer = get_user_model().objects.filter(groups__name=ORGANIZER).first()
+    if organizer is None:
+        from django.contrib.auth.models import Group
+
+        organizer = get_user_model().objects.create_user("bench-organizer")
+        organizer.groups.add(Group.objects.get_or_create(name=ORGANIZER)[0])
+    client = Client(HTTP_HOST="localhost")  # a host the settings allow
+    client.force_login(organizer)
+    page = reverse("grading:review", args=[competition.slug])
+    charts = [reverse("grading:review_chart", args=[competition.slug, n]) for n in CHARTS]
+    steps = {
+        "GET review page, cold": [],
+        "GET first chart (draws all five)": [],
+        "GET the other four charts": [],
+        "GET review page, cached": [],
+    }
+    cpu = {label: [] for label in steps}
+
+    def step(label, urls):
+        t, c = time.perf_counter(), time.process_time()
+        for url in urls:
+            assert client.get(url).status_code == 200, url
+        steps[label].append((time.perf_counter() - t) * 1000)
+        cpu[label].append((time.process_time() - c) * 1000)
+
+    for _ in range(repeats):
+        cache.clear()
+        step("GET review page, cold", [page])
+        step("GET first chart (draws all five)", charts[:1])
+        step("GET the other four charts", charts[1:])
+        step("GET review page, cached", [page])
+    return {
+        label: {
+            "min_ms": round(min(runs), 1),
+            "median_ms": round(statistics.median(runs), 1),
+            "cpu_median_ms": round(statistics.median(cpu[label]), 1),
+        }
+        for label, runs in steps.items()
+    }
 
 
 if __name__ == "__main__":
