@@ -361,6 +361,25 @@ def optimal_deletion(
     return OptimumSearch(k=k, combinations=total, cap=cap, best=deletion)
 
 
+def analysis_report(analysis: PuzzleAnalysis, *, puzzle: str) -> dict:
+    """Return the JSON report of `context_analysis`: verdict and scores per example."""
+    return {
+        "puzzle": puzzle,
+        "tokenizer": analysis.tokenizer,
+        "fragile": analysis.fragile,
+        "max_dq": analysis.max_dq,
+        "examples": [
+            {
+                "index": e.index,
+                "d": e.d,
+                "dq": e.dq,
+                "damaged_questions": list(e.damaged_questions),
+            }
+            for e in analysis.examples
+        ],
+    }
+
+
 # --- helpers ---------------------------------------------------------------------------
 
 
@@ -444,6 +463,7 @@ __all__ = [
     "QuestionScore",
     "TokenRow",
     "analyse",
+    "analysis_report",
     "example_tokens",
     "greedy_deletion",
     "optimal_deletion",
