@@ -141,6 +141,8 @@ class QuestionScore:
     direction: str
     # The required tokens of each alternative (the prompt: one; accepted answers: one each).
     required: tuple[tuple[str, ...], ...]
+    # Required tokens found in no example (they cannot be lost, nor learnt from the context).
+    absent: tuple[str, ...]
     # Examples whose deletion alone damages the question.
     damaged_by: tuple[int, ...]
     # Fewest examples whose deletion damages it (None: no deletion can), and one such set.
@@ -298,6 +300,9 @@ def analyse(
                 id=question.id,
                 direction=question.direction,
                 required=alts,
+                absent=tuple(
+                    t for t in dict.fromkeys(t for alt in alts for t in alt) if t not in occurs
+                ),
                 damaged_by=by,
                 distance=None if best is None else len(best),
                 distance_examples=best or (),

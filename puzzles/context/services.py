@@ -144,6 +144,17 @@ def puzzle_save(
     return puzzle, created
 
 
+def json_type(value: object) -> str:
+    """Return the JSON name of a decoded value's type, as a message shows it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    return {str: "a string", int: "a number", float: "a number", list: "a list"}.get(
+        type(value), "an object"
+    )
+
+
 # --- checking one puzzle ---------------------------------------------------------------
 
 
@@ -251,7 +262,7 @@ def _text(
 ) -> str:
     value = entry.get(key, None if required else "")
     if not isinstance(value, str):
-        what = "missing" if value is None else f"not text ({type(value).__name__})"
+        what = "missing" if key not in entry else f"not text ({json_type(value)})"
         raise ImportFailure(f"{key} is {what}", file=file, field=f"{where}.{key}")
     value = value.strip()
     if required and not value:
@@ -269,7 +280,7 @@ def _texts(entry: dict, key: str, *, file: str, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         return (_text(entry, key, file=file, where=where),)
     if not isinstance(value, list) or not value:
-        what = "missing" if value is None else "an empty list" if value == [] else "not text"
+        what = "missing" if key not in entry else "an empty list" if value == [] else "not text"
         raise ImportFailure(
             f"{key} is {what}: give a text or a list of alternative texts",
             file=file,

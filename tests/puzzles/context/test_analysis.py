@@ -72,6 +72,7 @@ def test_required_tokens_follow_the_direction(a):
     assert by_id["q1"].required == (("ka", "lu"),)  # the prompt's
     assert by_id["q3"].required == (("ka", "ti"), ("ka", "mo"))  # each answer's
     assert by_id["q2"].damaged_by == (4, 5)
+    assert by_id["q5"].absent == by_id["q6"].absent == ("zz",) and by_id["q1"].absent == ()
 
 
 def test_deletion_distances(a):

@@ -119,6 +119,8 @@ def _with(path: str, value, *, base=PUZZLE, delete=False):
         (_with("slug", "no spaces"), "puzzles[2].slug", "letters, digits"),
         (_with("questions.0.answers", ["x"]), "puzzles[2].questions[1].answers", "unknown"),
         (_with("examples.0.english", "a\x00b"), "puzzles[2].examples[1].english", "NUL"),
+        (_with("title", None), "puzzles[2].title", "not text (null)"),
+        (_with("questions.0.prompt", 3), "puzzles[2].questions[1].prompt", "not text (a number)"),
         ({"slug": "x"}, "puzzles", "JSON list of puzzles"),
     ],
 )
