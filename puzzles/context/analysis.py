@@ -29,6 +29,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import combinations
 from math import comb
 
@@ -61,16 +62,18 @@ def tokens_normalized(text: str) -> tuple[str, ...]:
     """
     # Case folding can leave text that is not NFC ("ǰ" folds to j + combining caron).
     folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
-    out = []
-    for raw in folded.split():
-        start, end = 0, len(raw)
-        while start < end and _punctuation(raw[start]):
-            start += 1
-        while end > start and _punctuation(raw[end - 1]):
-            end -= 1
-        if start < end:
-            out.append(raw[start:end])
-    return tuple(out)
+    return tuple(token for token in map(_edges_stripped, folded.split()) if token)
+
+
+@lru_cache(maxsize=65_536)
+def _edges_stripped(raw: str) -> str:
+    """Return a token without the punctuation at its edges (cached: puzzles reuse words)."""
+    start, end = 0, len(raw)
+    while start < end and _punctuation(raw[start]):
+        start += 1
+    while end > start and _punctuation(raw[end - 1]):
+        end -= 1
+    return raw[start:end]
 
 
 TOKENIZERS: dict[str, Callable[[str], tuple[str, ...]]] = {
@@ -396,7 +399,13 @@ def _mask(indices: Iterable[int]) -> int:
 
 
 def _indices(mask: int) -> tuple[int, ...]:
-    return tuple(j + 1 for j in range(mask.bit_length()) if mask >> j & 1)
+    """Return the examples (from 1) of a bitmask, in increasing order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length())
+        mask ^= low
+    return tuple(out)
 
 
 def _lost(alternatives: tuple[tuple[int, ...], ...], gone: int) -> bool:
@@ -424,13 +433,13 @@ def _smallest_damaging_set(alternatives: tuple[tuple[int, ...], ...]) -> tuple[i
     alternative. Exact: a depth-first search over the alternatives, keeping per alternative
     only its minimal masks (a superset of another mask never helps) and pruning any partial
     union no smaller than the best found. Ties go to the first found, with masks tried by
-    size then by lowest examples.
+    size, then by the lower highest example.
     """
     if not alternatives or any(not alt for alt in alternatives):
         return None
     options = []
     for alt in alternatives:
-        unique = sorted(set(alt), key=lambda m: (m.bit_count(), _indices(m)))
+        unique = sorted(set(alt), key=lambda m: (m.bit_count(), m))
         minimal = [m for m in unique if not any(o != m and o & m == o for o in unique)]
         options.append(minimal)
     if len(options) == 1:
