@@ -257,3 +257,31 @@ class AnswerAmendment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task} item {self.item_number}: {self.action} {self.text!r}"
+
+
+# The context lab's models live beside its analysis; importing them here makes them part of
+# this app (one set of migrations).
+from .context.models import (  # noqa: E402
+    Condition,
+    ContextExample,
+    ContextPuzzle,
+    ContextQuestion,
+    JudgeVerdict,
+    SolverAnswer,
+)
+
+__all__ = [
+    "AnswerAmendment",
+    "Competition",
+    "Condition",
+    "ContextExample",
+    "ContextPuzzle",
+    "ContextQuestion",
+    "ExternalScore",
+    "JudgeVerdict",
+    "Output",
+    "Problem",
+    "SolverAnswer",
+    "System",
+    "Task",
+]
