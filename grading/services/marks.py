@@ -64,8 +64,9 @@ def _criterion_of(paper: Paper, criterion: Criterion) -> None:
 
 
 def _locked(assignment: Assignment) -> Assignment:
-    # The row lock orders saves and submits of one assignment: two tabs of the same
-    # juror, or a save racing a submit, run one after the other.
+    # The row lock orders saves, submits and revisions of one assignment: two tabs of the
+    # same juror, or a save racing a submit, run one after the other (mark_save_by_code
+    # takes the same lock in SQL).
     return (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("paper__problem__jury", "juror")
@@ -73,24 +74,29 @@ def _locked(assignment: Assignment) -> Assignment:
     )
 
 
-@transaction.atomic
-def mark_save(
-    *, assignment: Assignment, criterion: Criterion, points: object, comment: str | None = None
-) -> Mark:
-    """Save a draft mark (points and/or comment) of the juror's own unsubmitted paper."""
-    assignment = _locked(assignment)
-    _criterion_of(assignment.paper, criterion)
-    return _draft_save(assignment, criterion, points, comment)
+def draft_points(
+    *, submitted: bool, finalized_number: int | None, criterion: Criterion | None, points: object
+) -> Decimal | None:
+    """Return the points a draft mark stores, or raise GradingError: the rules of a draft."""
+    if submitted:
+        raise GradingError(
+            "this paper is submitted; change a mark through its discussion thread", field="points"
+        )
+    if finalized_number is not None:
+        raise finalized_error(finalized_number)
+    if criterion is None:
+        raise GradingError("not a criterion of this paper", field="criterion")
+    return points_parse(points, criterion=criterion)
 
 
-# The autosave's reads, in SQL: the juror's assignment of the paper with this code (locked),
+# The draft's reads, in SQL: the juror's assignment of the paper with this code (locked),
 # whether its problem is finalized and the criterion if it belongs to the current rubric;
 # then, under the lock, the mark if one exists (a statement of its own: a statement that
 # waited for the lock still sees other rows as they were when it began, so a mark another
 # tab had just created would be missed). Through the ORM the same took three queries and
 # about 3.7 ms of CPU to build them; these strings cost 0.2 ms, and the autosave runs for
 # every keystroke pause of every juror.
-_AUTOSAVE_READ = """
+_DRAFT_READ = """
 SELECT a.id, a.submitted_at, pr.number, j.finalized_at, c.id, c.code, c.maximum, c.step
 FROM {assignment} a
 JOIN {paper} p ON p.id = a.paper_id
@@ -102,10 +108,10 @@ LEFT JOIN {criterion} c ON c.id = %s AND c.rubric_id = (
 WHERE p.code = %s AND a.juror_id = %s
 """
 
-_AUTOSAVE_MARK = "SELECT id, comment FROM {mark} WHERE assignment_id = %s AND criterion_id = %s"
+_DRAFT_MARK = "SELECT id, comment FROM {mark} WHERE assignment_id = %s AND criterion_id = %s"
 
 
-def _autosave_read_sql() -> str:
+def _draft_read_sql() -> str:
     quote = connection.ops.quote_name
     tables = {
         "assignment": Assignment,
@@ -115,7 +121,7 @@ def _autosave_read_sql() -> str:
         "criterion": Criterion,
         "rubric": Rubric,
     }
-    sql = _AUTOSAVE_READ.format(**{k: quote(m._meta.db_table) for k, m in tables.items()})
+    sql = _DRAFT_READ.format(**{k: quote(m._meta.db_table) for k, m in tables.items()})
     # Saves and submits of one assignment run one after the other (SQLite has one writer).
     return sql + ("FOR UPDATE OF a" if connection.features.has_select_for_update_of else "")
 
@@ -124,16 +130,17 @@ def _autosave_read_sql() -> str:
 def mark_save_by_code(
     *, juror, code: str, criterion_id: int, points: object, comment: str | None = None
 ) -> Mark:
-    """Save a draft mark of the juror's paper with this code (the autosave's entry).
+    """Save a draft mark (points and/or comment) of the juror's unsubmitted paper with this code.
 
-    Same rules as mark_save, in two reads (the first locks the assignment) and one write
-    (plus its history row).
+    The one entry point of a draft mark (the autosave calls it; mark_save goes through it):
+    two reads (the first locks the assignment), the rules of draft_points, one write (plus
+    its history row). A comment of None keeps the saved one.
     Raises Assignment.DoesNotExist when the paper is not the juror's.
     """
     if not 0 < criterion_id < 2**63:  # what a database integer holds (SQLite raises past it)
         raise GradingError("not a criterion of this paper", field="criterion")
     with connection.cursor() as cursor:
-        cursor.execute(_autosave_read_sql(), [criterion_id, code, juror.pk])
+        cursor.execute(_draft_read_sql(), [criterion_id, code, juror.pk])
         row = cursor.fetchone()
         if row is None:
             raise Assignment.DoesNotExist(f"no paper {code} of this juror")
@@ -141,51 +148,44 @@ def mark_save_by_code(
         mark_id, mark_comment = None, ""
         if c_id is not None:
             cursor.execute(
-                _AUTOSAVE_MARK.format(mark=connection.ops.quote_name(Mark._meta.db_table)),
+                _DRAFT_MARK.format(mark=connection.ops.quote_name(Mark._meta.db_table)),
                 [assignment_id, c_id],
             )
             mark_id, mark_comment = cursor.fetchone() or (None, "")
-    if submitted_at is not None:
-        raise GradingError(
-            "this paper is submitted; change a mark through its discussion thread", field="points"
-        )
-    if finalized_at is not None:
-        raise finalized_error(number)
-    if c_id is None:
-        raise GradingError("not a criterion of this paper", field="criterion")
-    decimal = Criterion._meta.get_field("maximum").to_python  # SQLite returns floats
-    criterion = Criterion(pk=c_id, code=c_code, maximum=decimal(maximum), step=decimal(step))
+    criterion = None
+    if c_id is not None:
+        decimal = Criterion._meta.get_field("maximum").to_python  # SQLite returns floats
+        criterion = Criterion(pk=c_id, code=c_code, maximum=decimal(maximum), step=decimal(step))
+    value = draft_points(
+        submitted=submitted_at is not None,
+        finalized_number=None if finalized_at is None else number,
+        criterion=criterion,
+        points=points,
+    )
     mark = Mark(
         pk=mark_id,
         assignment_id=assignment_id,
         criterion_id=c_id,
-        points=points_parse(points, criterion=criterion),
+        points=value,
         comment=mark_comment if comment is None else comment,
     )
     mark._history_user = juror
+    # Under the assignment's lock no one else writes this mark: one write, one history row.
     mark.save(force_insert=mark_id is None, force_update=mark_id is not None)
     return mark
 
 
-def _draft_save(
-    assignment: Assignment, criterion: Criterion, points: object, comment: str | None
+def mark_save(
+    *, assignment: Assignment, criterion: Criterion, points: object, comment: str | None = None
 ) -> Mark:
-    """Write a draft mark; call with the assignment locked and the criterion checked."""
-    if assignment.is_submitted:
-        raise GradingError(
-            "this paper is submitted; change a mark through its discussion thread", field="points"
-        )
-    problem_ensure_open(assignment.paper.problem)
-    value = points_parse(points, criterion=criterion)
-    # Under the assignment's lock no one else writes this mark: get it or build it, and
-    # write once (one history row per save).
-    mark = _mark_get_or_build(assignment, criterion)
-    mark.points = value
-    if comment is not None:
-        mark.comment = comment
-    mark._history_user = assignment.juror
-    mark.save()
-    return mark
+    """Save a draft mark of the juror's own unsubmitted paper, through mark_save_by_code."""
+    return mark_save_by_code(
+        juror=assignment.juror,
+        code=assignment.paper.code,
+        criterion_id=criterion.pk,
+        points=points,
+        comment=comment,
+    )
 
 
 def _mark_get_or_build(assignment: Assignment, criterion: Criterion) -> Mark:
