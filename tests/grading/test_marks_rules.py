@@ -16,6 +16,7 @@ from grading.services import (
     assignment_submit,
     comment_post,
     criterion_decide,
+    draft_points,
     mark_revise,
     mark_save,
     mark_save_by_code,
@@ -23,7 +24,6 @@ from grading.services import (
     tags_configure,
     tags_set,
 )
-from grading.services.marks import draft_points
 from tests.grading.factories import ObservationTagFactory, rubric_with
 from tests.grading.test_marks import Jury
 from tests.puzzles.factories import ProblemFactory
@@ -136,6 +136,16 @@ def test_mark_save_and_the_autosave_store_the_same_mark(jury):
     assert (by_code.pk, mark.points, mark.comment) == (mark.pk, D("1.5"), "first")
     assert [h.history_user for h in mark.history.all()] == [jury.j1, jury.j1]
     assert [h.history_type for h in mark.history.order_by("history_id")] == ["+", "~"]
+
+
+def test_the_largest_id_a_database_holds_is_a_criterion_like_any_other(jury):
+    biggest = Criterion.objects.create(
+        pk=2**63 - 1, rubric=jury.a.rubric, order=3, code="z", maximum=D("1"), step=D("1")
+    )
+    mark = mark_save_by_code(
+        juror=jury.j1, code=jury.paper.code, criterion_id=biggest.pk, points="1"
+    )
+    assert Mark.objects.get(pk=mark.pk).criterion == biggest
 
 
 def test_a_foreign_assignment_is_not_found_by_code(jury):
