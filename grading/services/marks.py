@@ -133,8 +133,8 @@ def mark_save_by_code(
     """Save a draft mark (points and/or comment) of the juror's unsubmitted paper with this code.
 
     The one entry point of a draft mark (the autosave calls it; mark_save goes through it):
-    two reads (the first locks the assignment), the rules of draft_points, one write (plus
-    its history row). A comment of None keeps the saved one.
+    a read that locks the assignment, the rules of draft_points, a read of the mark under
+    the lock, one write (plus its history row). A comment of None keeps the saved one.
     Raises Assignment.DoesNotExist when the paper is not the juror's.
     """
     if not 0 < criterion_id < 2**63:  # what a database integer holds (SQLite raises past it)
@@ -142,16 +142,9 @@ def mark_save_by_code(
     with connection.cursor() as cursor:
         cursor.execute(_draft_read_sql(), [criterion_id, code, juror.pk])
         row = cursor.fetchone()
-        if row is None:
-            raise Assignment.DoesNotExist(f"no paper {code} of this juror")
-        assignment_id, submitted_at, number, finalized_at, c_id, c_code, maximum, step = row
-        mark_id, mark_comment = None, ""
-        if c_id is not None:
-            cursor.execute(
-                _DRAFT_MARK.format(mark=connection.ops.quote_name(Mark._meta.db_table)),
-                [assignment_id, c_id],
-            )
-            mark_id, mark_comment = cursor.fetchone() or (None, "")
+    if row is None:
+        raise Assignment.DoesNotExist(f"no paper {code} of this juror")
+    assignment_id, submitted_at, number, finalized_at, c_id, c_code, maximum, step = row
     criterion = None
     if c_id is not None:
         decimal = Criterion._meta.get_field("maximum").to_python  # SQLite returns floats
@@ -162,6 +155,12 @@ def mark_save_by_code(
         criterion=criterion,
         points=points,
     )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _DRAFT_MARK.format(mark=connection.ops.quote_name(Mark._meta.db_table)),
+            [assignment_id, c_id],
+        )
+        mark_id, mark_comment = cursor.fetchone() or (None, "")
     mark = Mark(
         pk=mark_id,
         assignment_id=assignment_id,
@@ -170,8 +169,9 @@ def mark_save_by_code(
         comment=mark_comment if comment is None else comment,
     )
     mark._history_user = juror
-    # Under the assignment's lock no one else writes this mark: one write, one history row.
-    mark.save(force_insert=mark_id is None, force_update=mark_id is not None)
+    # Under the assignment's lock no one else writes this mark: one write (an UPDATE of the
+    # row read, or an INSERT), one history row.
+    mark.save()
     return mark
 
 

@@ -138,6 +138,11 @@ def test_mark_save_and_the_autosave_store_the_same_mark(jury):
     assert [h.history_type for h in mark.history.order_by("history_id")] == ["+", "~"]
 
 
+def test_a_new_mark_without_comment_has_an_empty_one(jury):
+    mark = mark_save(assignment=jury.as1, criterion=jury.a, points="1")
+    assert (mark.comment, Mark.objects.get().comment) == ("", "")
+
+
 def test_the_largest_id_a_database_holds_is_a_criterion_like_any_other(jury):
     biggest = Criterion.objects.create(
         pk=2**63 - 1, rubric=jury.a.rubric, order=3, code="z", maximum=D("1"), step=D("1")
