@@ -7,7 +7,8 @@
 1. **Workspace.** mutmut reads its settings from ./pyproject.toml only, and the repository's
    pyproject.toml holds those of the extraction (benchmarks/mutation_extraction.py). So this
    script copies grading/, ioleval/, puzzles/, templates/, static/ and tests/ into
-   `build/mutation-marks/` (deleted first unless --reuse) and writes there a pyproject.toml
+   `build/mutation-marks/` (deleted first; --reuse keeps the copy and mutmut's verdicts, so
+   only mutants whose function or settings changed run again) and writes there a pyproject.toml
    whose `[tool.mutmut]` table is `benchmarks/mutation_marks.toml`: only
    `grading/services/marks.py` is mutated, and only `tests/grading/test_mark*.py` run.
 2. **Run.** `mutmut run --max-children 2` in the workspace (on SQLite, the test settings'
@@ -56,14 +57,15 @@ TESTS = "tests/grading/test_mark*.py"
 MUTMUT_TABLE = re.compile(r"^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", re.M | re.S)
 
 
-def workspace_make() -> None:
-    """Copy the app and its tests into WORKSPACE with the marks' mutmut settings."""
-    if WORKSPACE.exists():
-        shutil.rmtree(WORKSPACE)
-    WORKSPACE.mkdir(parents=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in COPIED:
-        shutil.copytree(REPO / name, WORKSPACE / name, ignore=ignore)
+def workspace_make(*, reuse: bool) -> None:
+    """Copy the app and its tests into WORKSPACE (unless reuse) with the marks' mutmut settings."""
+    if not reuse or not WORKSPACE.exists():
+        if WORKSPACE.exists():
+            shutil.rmtree(WORKSPACE)
+        WORKSPACE.mkdir(parents=True)
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+        for name in COPIED:
+            shutil.copytree(REPO / name, WORKSPACE / name, ignore=ignore)
     table = CONFIG.read_text(encoding="utf-8")
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     if not MUTMUT_TABLE.search(pyproject):
@@ -151,7 +153,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--max-children", type=int, default=2, help="mutmut workers (default 2)")
     parser.add_argument("--no-run", action="store_true", help="report the last run only")
-    parser.add_argument("--reuse", action="store_true", help="keep the workspace and its cache")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the workspace's code, tests and verdicts (the settings are rewritten)",
+    )
     parser.add_argument("--list-survivors", action="store_true", help="print each survivor's diff")
     parser.add_argument(
         "--equivalent", type=Path, default=EQUIVALENT, help="names judged equivalent"
@@ -159,8 +165,7 @@ def main() -> int:
     args = parser.parse_args()
 
     if not args.no_run:
-        if not args.reuse or not WORKSPACE.exists():
-            workspace_make()
+        workspace_make(reuse=args.reuse)
         state = code_state()
         print(f"code: {state}")
         start = time.perf_counter()
@@ -170,7 +175,9 @@ def main() -> int:
         if done.returncode:
             print(f"mutmut run failed (exit {done.returncode})")
             return 3
-        RUN_STATE.write_text(f"{state}\nrun at {time.strftime('%Y-%m-%d %H:%M %Z')}, {wall:.0f} s\n")
+        RUN_STATE.write_text(
+            f"{state}\nrun at {time.strftime('%Y-%m-%d %H:%M %Z')}, {wall:.0f} s\n"
+        )
     elif not MUTANTS.exists():
         print(f"no {MUTANTS.relative_to(REPO)}: run without --no-run first")
         return 3
