@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from grading.errors import GradingError
@@ -414,3 +415,22 @@ def test_decide_locks_the_jury_row_then_the_decision(jury, row_locks):
         ("grading_problemjury", "FOR UPDATE"),
         ("grading_resolution", "FOR UPDATE"),
     ]
+
+
+def _tables_read_after_the_lock(call, **kwargs) -> list[str]:
+    with CaptureQueriesContext(connection) as captured:
+        call(**kwargs)
+    tables = [m[1] for q in captured.captured_queries if (m := _TABLE.search(q["sql"]))]
+    return tables[tables.index("grading_assignment") + 1 :]
+
+
+def test_submit_and_revise_read_the_locked_assignment_with_its_paper_and_juror(jury):
+    """The locked read brings the paper, the problem and the juror: none is read again."""
+    jury.grade(jury.as1, "1", "2", submit=False)
+    again = {"grading_assignment", "grading_paper", "puzzles_problem", "auth_user"}
+    after = _tables_read_after_the_lock(assignment_submit, assignment=jury.as1)
+    assert "grading_rubric" in after and not again & set(after)
+    after = _tables_read_after_the_lock(
+        mark_revise, assignment=jury.as1, criterion=jury.a, points="2", reason="r"
+    )
+    assert "grading_mark" in after and not again & set(after)
