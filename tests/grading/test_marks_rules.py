@@ -14,6 +14,7 @@ from django.utils import timezone
 from grading.errors import GradingError
 from grading.models import Assignment, Criterion, Mark, ObservationTag, PaperTag, Resolution
 from grading.services import (
+    DEFAULT_TAGS,
     assignment_submit,
     comment_post,
     criterion_decide,
@@ -23,6 +24,7 @@ from grading.services import (
     mark_save_by_code,
     points_parse,
     tags_configure,
+    tags_ensure_defaults,
     tags_set,
 )
 from tests.grading.factories import ObservationTagFactory, rubric_with
@@ -434,3 +436,18 @@ def test_submit_and_revise_read_the_locked_assignment_with_its_paper_and_juror(j
         mark_revise, assignment=jury.as1, criterion=jury.a, points="2", reason="r"
     )
     assert "grading_mark" in after and not again & set(after)
+
+
+def test_a_criterion_added_after_submission_is_marked_by_revision(jury):
+    jury.grade(jury.as1, "1", "2")
+    newer = rubric_with(jury.problem, ("a", 2, "0.5"), ("b", 3, 1), ("c", 1, 1), version=2)
+    c = newer.criteria.get(code="c")
+    mark = mark_revise(assignment=jury.as1, criterion=c, points="1", reason="new criterion")
+    stored = Mark.objects.get(pk=mark.pk)
+    assert (stored.assignment, stored.criterion, stored.points) == (jury.as1, c, D("1"))
+
+
+def test_default_tags_are_numbered_in_their_order(jury):
+    tags_ensure_defaults(competition=jury.competition)
+    stored = ObservationTag.objects.filter(competition=jury.competition)
+    assert dict(stored.values_list("name", "order")) == {n: i for i, n in enumerate(DEFAULT_TAGS)}
