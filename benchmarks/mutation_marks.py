@@ -7,8 +7,9 @@
 1. **Workspace.** mutmut reads its settings from ./pyproject.toml only, and the repository's
    pyproject.toml holds those of the extraction (benchmarks/mutation_extraction.py). So this
    script copies grading/, ioleval/, puzzles/, templates/, static/ and tests/ into
-   `build/mutation-marks/` (deleted first; --reuse keeps the copy and mutmut's verdicts, so
-   only mutants whose function or settings changed run again) and writes there a pyproject.toml
+   `build/mutation-marks/` (deleted first; --reuse keeps mutmut's verdicts, so only mutants of
+   functions or settings that changed run again, and new tests' coverage is collected; old
+   survivors are not retried: --retest does that) and writes there a pyproject.toml
    whose `[tool.mutmut]` table is `benchmarks/mutation_marks.toml`: only
    `grading/services/marks.py` is mutated, and only `tests/grading/test_mark*.py` run.
 2. **Run.** `mutmut run --max-children 2` in the workspace (on SQLite, the test settings'
@@ -20,9 +21,8 @@
    reported, not subtracted: mutmut numbers a function's mutants in order).
 4. **Survivors.** With --list-survivors, every survivor's diff (`mutmut show NAME`).
 
-With --retest the last run's workspace is kept, its tests/ replaced by the repository's, and
-only its survivors and timeouts run again (mutmut collects the new tests' coverage first):
-minutes instead of a fresh run's half hour, for the code of the last run.
+With --retest the last run's verdicts are kept, the copy is refreshed, and only the
+survivors and timeouts run again (mutmut collects the new tests' coverage first).
 
 Exit status: 0 figures printed, 3 mutmut failed (its output says why).
 """
@@ -62,14 +62,15 @@ MUTMUT_TABLE = re.compile(r"^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", re.M | re.S)
 
 
 def workspace_make(*, reuse: bool) -> None:
-    """Copy the app and its tests into WORKSPACE (unless reuse) with the marks' mutmut settings."""
-    if not reuse or not WORKSPACE.exists():
-        if WORKSPACE.exists():
-            shutil.rmtree(WORKSPACE)
-        WORKSPACE.mkdir(parents=True)
-        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-        for name in COPIED:
-            shutil.copytree(REPO / name, WORKSPACE / name, ignore=ignore)
+    """Copy the app and its tests into WORKSPACE with the marks' mutmut settings; with reuse,
+    keep mutmut's verdicts (mutants/) and only refresh the copy."""
+    if WORKSPACE.exists() and not reuse:
+        shutil.rmtree(WORKSPACE)
+    WORKSPACE.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in COPIED:
+        shutil.rmtree(WORKSPACE / name, ignore_errors=True)
+        shutil.copytree(REPO / name, WORKSPACE / name, ignore=ignore)
     table = CONFIG.read_text(encoding="utf-8")
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     if not MUTMUT_TABLE.search(pyproject):

@@ -28,6 +28,9 @@ from .consensus import finalized_error, problem_ensure_open
 
 CENTS = Decimal("0.01")  # the decimal places of a stored mark
 
+# The writes open their transaction in a `with` block, not as @transaction.atomic: mutmut
+# does not mutate decorated functions (benchmarks/mutation_marks.py).
+
 
 def points_parse(value: object, *, criterion: Criterion, field: str = "points") -> Decimal | None:
     """Return valid points for the criterion (None for blank), or raise GradingError."""
@@ -126,7 +129,6 @@ def _draft_read_sql() -> str:
     return sql + ("FOR UPDATE OF a" if connection.features.has_select_for_update_of else "")
 
 
-@transaction.atomic
 def mark_save_by_code(
     *, juror, code: str, criterion_id: int, points: object, comment: str | None = None
 ) -> Mark:
@@ -137,42 +139,45 @@ def mark_save_by_code(
     the lock, one write (plus its history row). A comment of None keeps the saved one.
     Raises Assignment.DoesNotExist when the paper is not the juror's.
     """
-    if not 0 < criterion_id < 2**63:  # what a database integer holds (SQLite raises past it)
-        raise GradingError("not a criterion of this paper", field="criterion")
-    with connection.cursor() as cursor:
-        cursor.execute(_draft_read_sql(), [criterion_id, code, juror.pk])
-        row = cursor.fetchone()
-    if row is None:
-        raise Assignment.DoesNotExist(f"no paper {code} of this juror")
-    assignment_id, submitted_at, number, finalized_at, c_id, c_code, maximum, step = row
-    criterion = None
-    if c_id is not None:
-        decimal = Criterion._meta.get_field("maximum").to_python  # SQLite returns floats
-        criterion = Criterion(pk=c_id, code=c_code, maximum=decimal(maximum), step=decimal(step))
-    value = draft_points(
-        submitted=submitted_at is not None,
-        finalized_number=None if finalized_at is None else number,
-        criterion=criterion,
-        points=points,
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _DRAFT_MARK.format(mark=connection.ops.quote_name(Mark._meta.db_table)),
-            [assignment_id, c_id],
+    with transaction.atomic():
+        if not 0 < criterion_id < 2**63:  # what a database integer holds (SQLite raises past it)
+            raise GradingError("not a criterion of this paper", field="criterion")
+        with connection.cursor() as cursor:
+            cursor.execute(_draft_read_sql(), [criterion_id, code, juror.pk])
+            row = cursor.fetchone()
+        if row is None:
+            raise Assignment.DoesNotExist(f"no paper {code} of this juror")
+        assignment_id, submitted_at, number, finalized_at, c_id, c_code, maximum, step = row
+        criterion = None
+        if c_id is not None:
+            decimal = Criterion._meta.get_field("maximum").to_python  # SQLite returns floats
+            criterion = Criterion(
+                pk=c_id, code=c_code, maximum=decimal(maximum), step=decimal(step)
+            )
+        value = draft_points(
+            submitted=submitted_at is not None,
+            finalized_number=None if finalized_at is None else number,
+            criterion=criterion,
+            points=points,
         )
-        mark_id, mark_comment = cursor.fetchone() or (None, "")
-    mark = Mark(
-        pk=mark_id,
-        assignment_id=assignment_id,
-        criterion_id=c_id,
-        points=value,
-        comment=mark_comment if comment is None else comment,
-    )
-    mark._history_user = juror
-    # Under the assignment's lock no one else writes this mark: one write (an UPDATE of the
-    # row read, or an INSERT), one history row.
-    mark.save()
-    return mark
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _DRAFT_MARK.format(mark=connection.ops.quote_name(Mark._meta.db_table)),
+                [assignment_id, c_id],
+            )
+            mark_id, mark_comment = cursor.fetchone() or (None, "")
+        mark = Mark(
+            pk=mark_id,
+            assignment_id=assignment_id,
+            criterion_id=c_id,
+            points=value,
+            comment=mark_comment if comment is None else comment,
+        )
+        mark._history_user = juror
+        # Under the assignment's lock no one else writes this mark: one write (an UPDATE of the
+        # row read, or an INSERT), one history row.
+        mark.save()
+        return mark
 
 
 def mark_save(
@@ -195,91 +200,91 @@ def _mark_get_or_build(assignment: Assignment, criterion: Criterion) -> Mark:
     )
 
 
-@transaction.atomic
 def assignment_submit(*, assignment: Assignment) -> Assignment:
     """Submit a paper: every criterion must be marked; the juror's marks then lock."""
-    problem_ensure_open(
-        assignment.paper.problem, lock=True
-    )  # the jury row first, then the assignment
-    assignment = _locked(assignment)
-    if assignment.is_submitted:
-        raise GradingError("this paper is already submitted", field="submit")
-    rubric = rubric_current(assignment.paper.problem)
-    if rubric is None:
-        raise GradingError("this problem has no rubric yet", field="submit")
-    marked = set(
-        assignment.marks.filter(points__isnull=False, criterion__rubric=rubric).values_list(
-            "criterion__code", flat=True
+    with transaction.atomic():
+        problem_ensure_open(
+            assignment.paper.problem, lock=True
+        )  # the jury row first, then the assignment
+        assignment = _locked(assignment)
+        if assignment.is_submitted:
+            raise GradingError("this paper is already submitted", field="submit")
+        rubric = rubric_current(assignment.paper.problem)
+        if rubric is None:
+            raise GradingError("this problem has no rubric yet", field="submit")
+        marked = set(
+            assignment.marks.filter(points__isnull=False, criterion__rubric=rubric).values_list(
+                "criterion__code", flat=True
+            )
         )
-    )
-    missing = [c.code for c in rubric.criteria.order_by("order") if c.code not in marked]
-    if missing:
-        raise GradingError(f"not marked yet: {', '.join(missing)}", field="submit")
-    assignment.submitted_at = timezone.now()
-    assignment.save(update_fields=["submitted_at"])
-    return assignment
+        missing = [c.code for c in rubric.criteria.order_by("order") if c.code not in marked]
+        if missing:
+            raise GradingError(f"not marked yet: {', '.join(missing)}", field="submit")
+        assignment.submitted_at = timezone.now()
+        assignment.save(update_fields=["submitted_at"])
+        return assignment
 
 
-@transaction.atomic
 def mark_revise(
     *, assignment: Assignment, criterion: Criterion, points: object, reason: str
 ) -> Mark:
     """Change one's own submitted mark after discussion; the reason goes into the history."""
-    problem_ensure_open(
-        assignment.paper.problem, lock=True
-    )  # the jury row first, then the assignment
-    assignment = _locked(assignment)
-    if not assignment.is_submitted:
-        raise GradingError("submit the paper first; drafts are edited directly", field="points")
-    _criterion_of(assignment.paper, criterion)
-    if not reason.strip():
-        raise GradingError("give a reason for the revision", field="reason")
-    value = points_parse(points, criterion=criterion)
-    if value is None:
-        raise GradingError("a submitted mark cannot be blank", field="points")
-    mark = _mark_get_or_build(assignment, criterion)
-    mark.points = value
-    mark._history_user = assignment.juror
-    mark._change_reason = reason.strip()
-    mark.save()
-    return mark
+    with transaction.atomic():
+        problem_ensure_open(
+            assignment.paper.problem, lock=True
+        )  # the jury row first, then the assignment
+        assignment = _locked(assignment)
+        if not assignment.is_submitted:
+            raise GradingError("submit the paper first; drafts are edited directly", field="points")
+        _criterion_of(assignment.paper, criterion)
+        if not reason.strip():
+            raise GradingError("give a reason for the revision", field="reason")
+        value = points_parse(points, criterion=criterion)
+        if value is None:
+            raise GradingError("a submitted mark cannot be blank", field="points")
+        mark = _mark_get_or_build(assignment, criterion)
+        mark.points = value
+        mark._history_user = assignment.juror
+        mark._change_reason = reason.strip()
+        mark.save()
+        return mark
 
 
-@transaction.atomic
 def criterion_decide(
     *, paper: Paper, criterion: Criterion, points: object, reason: str, chair
 ) -> Resolution:
     """Set the agreed mark of a criterion of a paper as the chair's decision."""
-    if not has_role(chair, CHAIR):
-        raise GradingError("only the chair decides", field="points")
-    problem_ensure_open(paper.problem, lock=True)
-    _criterion_of(paper, criterion)
-    if not reason.strip():
-        raise GradingError("give a reason for the decision", field="reason")
-    value = points_parse(points, criterion=criterion)
-    if value is None:
-        raise GradingError("a decision needs points", field="points")
-    if not Mark.objects.filter(
-        assignment__paper=paper,
-        assignment__submitted_at__isnull=False,
-        criterion=criterion,
-        points__isnull=False,
-    ).exists():
-        raise GradingError(
-            "no juror has submitted a mark for this yet: there is nothing to decide",
-            field="points",
-        )
-    resolution = Resolution.objects.select_for_update().filter(
-        paper=paper, criterion=criterion
-    ).first() or Resolution(paper=paper, criterion=criterion)
-    resolution.points = value
-    resolution.kind = Resolution.Kind.CHAIR
-    resolution.reason = reason.strip()
-    resolution.decided_by = chair
-    resolution._history_user = chair
-    resolution._change_reason = reason.strip()
-    resolution.save()
-    return resolution
+    with transaction.atomic():
+        if not has_role(chair, CHAIR):
+            raise GradingError("only the chair decides", field="points")
+        problem_ensure_open(paper.problem, lock=True)
+        _criterion_of(paper, criterion)
+        if not reason.strip():
+            raise GradingError("give a reason for the decision", field="reason")
+        value = points_parse(points, criterion=criterion)
+        if value is None:
+            raise GradingError("a decision needs points", field="points")
+        if not Mark.objects.filter(
+            assignment__paper=paper,
+            assignment__submitted_at__isnull=False,
+            criterion=criterion,
+            points__isnull=False,
+        ).exists():
+            raise GradingError(
+                "no juror has submitted a mark for this yet: there is nothing to decide",
+                field="points",
+            )
+        resolution = Resolution.objects.select_for_update().filter(
+            paper=paper, criterion=criterion
+        ).first() or Resolution(paper=paper, criterion=criterion)
+        resolution.points = value
+        resolution.kind = Resolution.Kind.CHAIR
+        resolution.reason = reason.strip()
+        resolution.decided_by = chair
+        resolution._history_user = chair
+        resolution._change_reason = reason.strip()
+        resolution.save()
+        return resolution
 
 
 def comment_post(*, paper: Paper, criterion: Criterion, author, text: str) -> DiscussionComment:
@@ -293,18 +298,18 @@ def comment_post(*, paper: Paper, criterion: Criterion, author, text: str) -> Di
     )
 
 
-@transaction.atomic
 def tags_set(*, assignment: Assignment, tag_ids: list[int]) -> list[ObservationTag]:
     """Replace the observation tags a juror gave a paper (they stay open after submitting)."""
-    problem_ensure_open(assignment.paper.problem)
-    competition_id = assignment.paper.problem.competition_id
-    tags = list(ObservationTag.objects.filter(competition_id=competition_id, pk__in=tag_ids))
-    if len(tags) != len(set(tag_ids)):
-        raise GradingError("unknown observation tag", field="tags")
-    PaperTag.objects.filter(assignment=assignment).exclude(tag__in=tags).delete()
-    for tag in tags:
-        PaperTag.objects.get_or_create(assignment=assignment, tag=tag)
-    return tags
+    with transaction.atomic():
+        problem_ensure_open(assignment.paper.problem)
+        competition_id = assignment.paper.problem.competition_id
+        tags = list(ObservationTag.objects.filter(competition_id=competition_id, pk__in=tag_ids))
+        if len(tags) != len(set(tag_ids)):
+            raise GradingError("unknown observation tag", field="tags")
+        PaperTag.objects.filter(assignment=assignment).exclude(tag__in=tags).delete()
+        for tag in tags:
+            PaperTag.objects.get_or_create(assignment=assignment, tag=tag)
+        return tags
 
 
 DEFAULT_TAGS = (
@@ -327,21 +332,21 @@ def tags_ensure_defaults(*, competition) -> None:
         )
 
 
-@transaction.atomic
 def tags_configure(*, competition, names: list[str]) -> list[ObservationTag]:
     """Set the competition's observation tags in this order; tags in use are kept."""
-    wanted = [n.strip() for n in names if n.strip()]
-    if len(set(wanted)) != len(wanted):
-        raise GradingError("a tag is listed twice", field="tags")
-    if any(len(n) > 100 for n in wanted):
-        raise GradingError("a tag is longer than 100 characters", field="tags")
-    existing = {t.name: t for t in ObservationTag.objects.filter(competition=competition)}
-    unused = [t for n, t in existing.items() if n not in wanted and not t.uses.exists()]
-    ObservationTag.objects.filter(pk__in=[t.pk for t in unused]).delete()
-    tags = []
-    for order, name in enumerate(wanted):
-        tag = existing.get(name) or ObservationTag(competition=competition, name=name)
-        tag.order = order
-        tag.save()
-        tags.append(tag)
-    return tags
+    with transaction.atomic():
+        wanted = [n.strip() for n in names if n.strip()]
+        if len(set(wanted)) != len(wanted):
+            raise GradingError("a tag is listed twice", field="tags")
+        if any(len(n) > 100 for n in wanted):
+            raise GradingError("a tag is longer than 100 characters", field="tags")
+        existing = {t.name: t for t in ObservationTag.objects.filter(competition=competition)}
+        unused = [t for n, t in existing.items() if n not in wanted and not t.uses.exists()]
+        ObservationTag.objects.filter(pk__in=[t.pk for t in unused]).delete()
+        tags = []
+        for order, name in enumerate(wanted):
+            tag = existing.get(name) or ObservationTag(competition=competition, name=name)
+            tag.order = order
+            tag.save()
+            tags.append(tag)
+        return tags
