@@ -28,6 +28,9 @@ from .consensus import finalized_error, problem_ensure_open
 
 CENTS = Decimal("0.01")  # the decimal places of a stored mark
 
+# The writes open their transaction in a `with` block, not as @transaction.atomic: mutmut
+# does not mutate decorated functions (benchmarks/mutation_marks.py).
+
 
 def points_parse(value: object, *, criterion: Criterion, field: str = "points") -> Decimal | None:
     """Return valid points for the criterion (None for blank), or raise GradingError."""
@@ -64,8 +67,9 @@ def _criterion_of(paper: Paper, criterion: Criterion) -> None:
 
 
 def _locked(assignment: Assignment) -> Assignment:
-    # The row lock orders saves and submits of one assignment: two tabs of the same
-    # juror, or a save racing a submit, run one after the other.
+    # The row lock orders saves, submits and revisions of one assignment: two tabs of the
+    # same juror, or a save racing a submit, run one after the other (mark_save_by_code
+    # takes the same lock in SQL).
     return (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("paper__problem__jury", "juror")
@@ -73,24 +77,29 @@ def _locked(assignment: Assignment) -> Assignment:
     )
 
 
-@transaction.atomic
-def mark_save(
-    *, assignment: Assignment, criterion: Criterion, points: object, comment: str | None = None
-) -> Mark:
-    """Save a draft mark (points and/or comment) of the juror's own unsubmitted paper."""
-    assignment = _locked(assignment)
-    _criterion_of(assignment.paper, criterion)
-    return _draft_save(assignment, criterion, points, comment)
+def draft_points(
+    *, submitted: bool, finalized_number: int | None, criterion: Criterion | None, points: object
+) -> Decimal | None:
+    """Return the points a draft mark stores, or raise GradingError: the rules of a draft."""
+    if submitted:
+        raise GradingError(
+            "this paper is submitted; change a mark through its discussion thread", field="points"
+        )
+    if finalized_number is not None:
+        raise finalized_error(finalized_number)
+    if criterion is None:
+        raise GradingError("not a criterion of this paper", field="criterion")
+    return points_parse(points, criterion=criterion)
 
 
-# The autosave's reads, in SQL: the juror's assignment of the paper with this code (locked),
+# The draft's reads, in SQL: the juror's assignment of the paper with this code (locked),
 # whether its problem is finalized and the criterion if it belongs to the current rubric;
 # then, under the lock, the mark if one exists (a statement of its own: a statement that
 # waited for the lock still sees other rows as they were when it began, so a mark another
 # tab had just created would be missed). Through the ORM the same took three queries and
 # about 3.7 ms of CPU to build them; these strings cost 0.2 ms, and the autosave runs for
 # every keystroke pause of every juror.
-_AUTOSAVE_READ = """
+_DRAFT_READ = """
 SELECT a.id, a.submitted_at, pr.number, j.finalized_at, c.id, c.code, c.maximum, c.step
 FROM {assignment} a
 JOIN {paper} p ON p.id = a.paper_id
@@ -102,10 +111,10 @@ LEFT JOIN {criterion} c ON c.id = %s AND c.rubric_id = (
 WHERE p.code = %s AND a.juror_id = %s
 """
 
-_AUTOSAVE_MARK = "SELECT id, comment FROM {mark} WHERE assignment_id = %s AND criterion_id = %s"
+_DRAFT_MARK = "SELECT id, comment FROM {mark} WHERE assignment_id = %s AND criterion_id = %s"
 
 
-def _autosave_read_sql() -> str:
+def _draft_read_sql() -> str:
     quote = connection.ops.quote_name
     tables = {
         "assignment": Assignment,
@@ -115,77 +124,73 @@ def _autosave_read_sql() -> str:
         "criterion": Criterion,
         "rubric": Rubric,
     }
-    sql = _AUTOSAVE_READ.format(**{k: quote(m._meta.db_table) for k, m in tables.items()})
+    sql = _DRAFT_READ.format(**{k: quote(m._meta.db_table) for k, m in tables.items()})
     # Saves and submits of one assignment run one after the other (SQLite has one writer).
     return sql + ("FOR UPDATE OF a" if connection.features.has_select_for_update_of else "")
 
 
-@transaction.atomic
 def mark_save_by_code(
     *, juror, code: str, criterion_id: int, points: object, comment: str | None = None
 ) -> Mark:
-    """Save a draft mark of the juror's paper with this code (the autosave's entry).
+    """Save a draft mark (points and/or comment) of the juror's unsubmitted paper with this code.
 
-    Same rules as mark_save, in two reads (the first locks the assignment) and one write
-    (plus its history row).
+    The one entry point of a draft mark (the autosave calls it; mark_save goes through it):
+    a read that locks the assignment, the rules of draft_points, a read of the mark under
+    the lock, one write (plus its history row). A comment of None keeps the saved one.
     Raises Assignment.DoesNotExist when the paper is not the juror's.
     """
-    if not 0 < criterion_id < 2**63:  # what a database integer holds (SQLite raises past it)
-        raise GradingError("not a criterion of this paper", field="criterion")
-    with connection.cursor() as cursor:
-        cursor.execute(_autosave_read_sql(), [criterion_id, code, juror.pk])
-        row = cursor.fetchone()
+    with transaction.atomic():
+        if not 0 < criterion_id < 2**63:  # what a database integer holds (SQLite raises past it)
+            raise GradingError("not a criterion of this paper", field="criterion")
+        with connection.cursor() as cursor:
+            cursor.execute(_draft_read_sql(), [criterion_id, code, juror.pk])
+            row = cursor.fetchone()
         if row is None:
             raise Assignment.DoesNotExist(f"no paper {code} of this juror")
         assignment_id, submitted_at, number, finalized_at, c_id, c_code, maximum, step = row
-        mark_id, mark_comment = None, ""
+        criterion = None
         if c_id is not None:
+            decimal = Criterion._meta.get_field("maximum").to_python  # SQLite returns floats
+            criterion = Criterion(
+                pk=c_id, code=c_code, maximum=decimal(maximum), step=decimal(step)
+            )
+        value = draft_points(
+            submitted=submitted_at is not None,
+            finalized_number=None if finalized_at is None else number,
+            criterion=criterion,
+            points=points,
+        )
+        with connection.cursor() as cursor:
             cursor.execute(
-                _AUTOSAVE_MARK.format(mark=connection.ops.quote_name(Mark._meta.db_table)),
+                _DRAFT_MARK.format(mark=connection.ops.quote_name(Mark._meta.db_table)),
                 [assignment_id, c_id],
             )
             mark_id, mark_comment = cursor.fetchone() or (None, "")
-    if submitted_at is not None:
-        raise GradingError(
-            "this paper is submitted; change a mark through its discussion thread", field="points"
+        mark = Mark(
+            pk=mark_id,
+            assignment_id=assignment_id,
+            criterion_id=c_id,
+            points=value,
+            comment=mark_comment if comment is None else comment,
         )
-    if finalized_at is not None:
-        raise finalized_error(number)
-    if c_id is None:
-        raise GradingError("not a criterion of this paper", field="criterion")
-    decimal = Criterion._meta.get_field("maximum").to_python  # SQLite returns floats
-    criterion = Criterion(pk=c_id, code=c_code, maximum=decimal(maximum), step=decimal(step))
-    mark = Mark(
-        pk=mark_id,
-        assignment_id=assignment_id,
-        criterion_id=c_id,
-        points=points_parse(points, criterion=criterion),
-        comment=mark_comment if comment is None else comment,
-    )
-    mark._history_user = juror
-    mark.save(force_insert=mark_id is None, force_update=mark_id is not None)
-    return mark
+        mark._history_user = juror
+        # Under the assignment's lock no one else writes this mark: one write (an UPDATE of the
+        # row read, or an INSERT), one history row.
+        mark.save()
+        return mark
 
 
-def _draft_save(
-    assignment: Assignment, criterion: Criterion, points: object, comment: str | None
+def mark_save(
+    *, assignment: Assignment, criterion: Criterion, points: object, comment: str | None = None
 ) -> Mark:
-    """Write a draft mark; call with the assignment locked and the criterion checked."""
-    if assignment.is_submitted:
-        raise GradingError(
-            "this paper is submitted; change a mark through its discussion thread", field="points"
-        )
-    problem_ensure_open(assignment.paper.problem)
-    value = points_parse(points, criterion=criterion)
-    # Under the assignment's lock no one else writes this mark: get it or build it, and
-    # write once (one history row per save).
-    mark = _mark_get_or_build(assignment, criterion)
-    mark.points = value
-    if comment is not None:
-        mark.comment = comment
-    mark._history_user = assignment.juror
-    mark.save()
-    return mark
+    """Save a draft mark of the juror's own unsubmitted paper, through mark_save_by_code."""
+    return mark_save_by_code(
+        juror=assignment.juror,
+        code=assignment.paper.code,
+        criterion_id=criterion.pk,
+        points=points,
+        comment=comment,
+    )
 
 
 def _mark_get_or_build(assignment: Assignment, criterion: Criterion) -> Mark:
@@ -195,91 +200,91 @@ def _mark_get_or_build(assignment: Assignment, criterion: Criterion) -> Mark:
     )
 
 
-@transaction.atomic
 def assignment_submit(*, assignment: Assignment) -> Assignment:
     """Submit a paper: every criterion must be marked; the juror's marks then lock."""
-    problem_ensure_open(
-        assignment.paper.problem, lock=True
-    )  # the jury row first, then the assignment
-    assignment = _locked(assignment)
-    if assignment.is_submitted:
-        raise GradingError("this paper is already submitted", field="submit")
-    rubric = rubric_current(assignment.paper.problem)
-    if rubric is None:
-        raise GradingError("this problem has no rubric yet", field="submit")
-    marked = set(
-        assignment.marks.filter(points__isnull=False, criterion__rubric=rubric).values_list(
-            "criterion__code", flat=True
+    with transaction.atomic():
+        problem_ensure_open(
+            assignment.paper.problem, lock=True
+        )  # the jury row first, then the assignment
+        assignment = _locked(assignment)
+        if assignment.is_submitted:
+            raise GradingError("this paper is already submitted", field="submit")
+        rubric = rubric_current(assignment.paper.problem)
+        if rubric is None:
+            raise GradingError("this problem has no rubric yet", field="submit")
+        marked = set(
+            assignment.marks.filter(points__isnull=False, criterion__rubric=rubric).values_list(
+                "criterion__code", flat=True
+            )
         )
-    )
-    missing = [c.code for c in rubric.criteria.order_by("order") if c.code not in marked]
-    if missing:
-        raise GradingError(f"not marked yet: {', '.join(missing)}", field="submit")
-    assignment.submitted_at = timezone.now()
-    assignment.save(update_fields=["submitted_at"])
-    return assignment
+        missing = [c.code for c in rubric.criteria.order_by("order") if c.code not in marked]
+        if missing:
+            raise GradingError(f"not marked yet: {', '.join(missing)}", field="submit")
+        assignment.submitted_at = timezone.now()
+        assignment.save(update_fields=["submitted_at"])
+        return assignment
 
 
-@transaction.atomic
 def mark_revise(
     *, assignment: Assignment, criterion: Criterion, points: object, reason: str
 ) -> Mark:
     """Change one's own submitted mark after discussion; the reason goes into the history."""
-    problem_ensure_open(
-        assignment.paper.problem, lock=True
-    )  # the jury row first, then the assignment
-    assignment = _locked(assignment)
-    if not assignment.is_submitted:
-        raise GradingError("submit the paper first; drafts are edited directly", field="points")
-    _criterion_of(assignment.paper, criterion)
-    if not reason.strip():
-        raise GradingError("give a reason for the revision", field="reason")
-    value = points_parse(points, criterion=criterion)
-    if value is None:
-        raise GradingError("a submitted mark cannot be blank", field="points")
-    mark = _mark_get_or_build(assignment, criterion)
-    mark.points = value
-    mark._history_user = assignment.juror
-    mark._change_reason = reason.strip()
-    mark.save()
-    return mark
+    with transaction.atomic():
+        problem_ensure_open(
+            assignment.paper.problem, lock=True
+        )  # the jury row first, then the assignment
+        assignment = _locked(assignment)
+        if not assignment.is_submitted:
+            raise GradingError("submit the paper first; drafts are edited directly", field="points")
+        _criterion_of(assignment.paper, criterion)
+        if not reason.strip():
+            raise GradingError("give a reason for the revision", field="reason")
+        value = points_parse(points, criterion=criterion)
+        if value is None:
+            raise GradingError("a submitted mark cannot be blank", field="points")
+        mark = _mark_get_or_build(assignment, criterion)
+        mark.points = value
+        mark._history_user = assignment.juror
+        mark._change_reason = reason.strip()
+        mark.save()
+        return mark
 
 
-@transaction.atomic
 def criterion_decide(
     *, paper: Paper, criterion: Criterion, points: object, reason: str, chair
 ) -> Resolution:
     """Set the agreed mark of a criterion of a paper as the chair's decision."""
-    if not has_role(chair, CHAIR):
-        raise GradingError("only the chair decides", field="points")
-    problem_ensure_open(paper.problem, lock=True)
-    _criterion_of(paper, criterion)
-    if not reason.strip():
-        raise GradingError("give a reason for the decision", field="reason")
-    value = points_parse(points, criterion=criterion)
-    if value is None:
-        raise GradingError("a decision needs points", field="points")
-    if not Mark.objects.filter(
-        assignment__paper=paper,
-        assignment__submitted_at__isnull=False,
-        criterion=criterion,
-        points__isnull=False,
-    ).exists():
-        raise GradingError(
-            "no juror has submitted a mark for this yet: there is nothing to decide",
-            field="points",
-        )
-    resolution = Resolution.objects.select_for_update().filter(
-        paper=paper, criterion=criterion
-    ).first() or Resolution(paper=paper, criterion=criterion)
-    resolution.points = value
-    resolution.kind = Resolution.Kind.CHAIR
-    resolution.reason = reason.strip()
-    resolution.decided_by = chair
-    resolution._history_user = chair
-    resolution._change_reason = reason.strip()
-    resolution.save()
-    return resolution
+    with transaction.atomic():
+        if not has_role(chair, CHAIR):
+            raise GradingError("only the chair decides", field="points")
+        problem_ensure_open(paper.problem, lock=True)
+        _criterion_of(paper, criterion)
+        if not reason.strip():
+            raise GradingError("give a reason for the decision", field="reason")
+        value = points_parse(points, criterion=criterion)
+        if value is None:
+            raise GradingError("a decision needs points", field="points")
+        if not Mark.objects.filter(
+            assignment__paper=paper,
+            assignment__submitted_at__isnull=False,
+            criterion=criterion,
+            points__isnull=False,
+        ).exists():
+            raise GradingError(
+                "no juror has submitted a mark for this yet: there is nothing to decide",
+                field="points",
+            )
+        resolution = Resolution.objects.select_for_update().filter(
+            paper=paper, criterion=criterion
+        ).first() or Resolution(paper=paper, criterion=criterion)
+        resolution.points = value
+        resolution.kind = Resolution.Kind.CHAIR
+        resolution.reason = reason.strip()
+        resolution.decided_by = chair
+        resolution._history_user = chair
+        resolution._change_reason = reason.strip()
+        resolution.save()
+        return resolution
 
 
 def comment_post(*, paper: Paper, criterion: Criterion, author, text: str) -> DiscussionComment:
@@ -293,18 +298,18 @@ def comment_post(*, paper: Paper, criterion: Criterion, author, text: str) -> Di
     )
 
 
-@transaction.atomic
 def tags_set(*, assignment: Assignment, tag_ids: list[int]) -> list[ObservationTag]:
     """Replace the observation tags a juror gave a paper (they stay open after submitting)."""
-    problem_ensure_open(assignment.paper.problem)
-    competition_id = assignment.paper.problem.competition_id
-    tags = list(ObservationTag.objects.filter(competition_id=competition_id, pk__in=tag_ids))
-    if len(tags) != len(set(tag_ids)):
-        raise GradingError("unknown observation tag", field="tags")
-    PaperTag.objects.filter(assignment=assignment).exclude(tag__in=tags).delete()
-    for tag in tags:
-        PaperTag.objects.get_or_create(assignment=assignment, tag=tag)
-    return tags
+    with transaction.atomic():
+        problem_ensure_open(assignment.paper.problem)
+        competition_id = assignment.paper.problem.competition_id
+        tags = list(ObservationTag.objects.filter(competition_id=competition_id, pk__in=tag_ids))
+        if len(tags) != len(set(tag_ids)):
+            raise GradingError("unknown observation tag", field="tags")
+        PaperTag.objects.filter(assignment=assignment).exclude(tag__in=tags).delete()
+        for tag in tags:
+            PaperTag.objects.get_or_create(assignment=assignment, tag=tag)
+        return tags
 
 
 DEFAULT_TAGS = (
@@ -327,21 +332,21 @@ def tags_ensure_defaults(*, competition) -> None:
         )
 
 
-@transaction.atomic
 def tags_configure(*, competition, names: list[str]) -> list[ObservationTag]:
     """Set the competition's observation tags in this order; tags in use are kept."""
-    wanted = [n.strip() for n in names if n.strip()]
-    if len(set(wanted)) != len(wanted):
-        raise GradingError("a tag is listed twice", field="tags")
-    if any(len(n) > 100 for n in wanted):
-        raise GradingError("a tag is longer than 100 characters", field="tags")
-    existing = {t.name: t for t in ObservationTag.objects.filter(competition=competition)}
-    unused = [t for n, t in existing.items() if n not in wanted and not t.uses.exists()]
-    ObservationTag.objects.filter(pk__in=[t.pk for t in unused]).delete()
-    tags = []
-    for order, name in enumerate(wanted):
-        tag = existing.get(name) or ObservationTag(competition=competition, name=name)
-        tag.order = order
-        tag.save()
-        tags.append(tag)
-    return tags
+    with transaction.atomic():
+        wanted = [n.strip() for n in names if n.strip()]
+        if len(set(wanted)) != len(wanted):
+            raise GradingError("a tag is listed twice", field="tags")
+        if any(len(n) > 100 for n in wanted):
+            raise GradingError("a tag is longer than 100 characters", field="tags")
+        existing = {t.name: t for t in ObservationTag.objects.filter(competition=competition)}
+        unused = [t for n, t in existing.items() if n not in wanted and not t.uses.exists()]
+        ObservationTag.objects.filter(pk__in=[t.pk for t in unused]).delete()
+        tags = []
+        for order, name in enumerate(wanted):
+            tag = existing.get(name) or ObservationTag(competition=competition, name=name)
+            tag.order = order
+            tag.save()
+            tags.append(tag)
+        return tags
