@@ -858,13 +858,17 @@ def jury_overview_page(competition: Competition) -> JuryOverviewPage:
     )
 
 
-def criteria_not_marked(assignment_ids: list[int]) -> dict[int, list[str]]:
+def criteria_not_marked(
+    assignment_ids: list[int], *, problems: dict[int, int] | None = None
+) -> dict[int, list[str]]:
     """Return, for each of these assignments that lacks one, the codes of the current
     rubric's criteria it has no points for, in the rubric's order (the rule of submitting
-    a paper, by hand or by import). Four queries, however many assignments."""
-    problems = dict(
-        Assignment.objects.filter(pk__in=assignment_ids).values_list("pk", "paper__problem_id")
-    )
+    a paper, by hand or by import). Four queries, however many assignments; three when the
+    caller gives each assignment's problem id (`problems`)."""
+    if problems is None:
+        problems = dict(
+            Assignment.objects.filter(pk__in=assignment_ids).values_list("pk", "paper__problem_id")
+        )
     criteria = current_rubrics(Problem.objects.filter(pk__in=set(problems.values())))
     marked: dict[int, set[int]] = defaultdict(set)
     for assignment_id, criterion_id in Mark.objects.filter(

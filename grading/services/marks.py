@@ -22,7 +22,7 @@ from ..models import (
     Resolution,
     Rubric,
 )
-from ..selectors import rubric_current
+from ..selectors import criteria_not_marked, rubric_current
 from ..text import points_text
 from .consensus import finalized_error, problem_ensure_open
 
@@ -212,12 +212,9 @@ def assignment_submit(*, assignment: Assignment) -> Assignment:
         rubric = rubric_current(assignment.paper.problem)
         if rubric is None:
             raise GradingError("this problem has no rubric yet", field="submit")
-        marked = set(
-            assignment.marks.filter(points__isnull=False, criterion__rubric=rubric).values_list(
-                "criterion__code", flat=True
-            )
-        )
-        missing = [c.code for c in rubric.criteria.order_by("order") if c.code not in marked]
+        missing = criteria_not_marked(
+            [assignment.pk], problems={assignment.pk: assignment.paper.problem_id}
+        ).get(assignment.pk)
         if missing:
             raise GradingError(f"not marked yet: {', '.join(missing)}", field="submit")
         assignment.submitted_at = timezone.now()
