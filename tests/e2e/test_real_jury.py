@@ -26,7 +26,8 @@ from playwright.sync_api import expect
 from .conftest import E2E_TEST_TIMEOUT_S, close_contexts, login, new_context
 
 # Four accounts through their links and the real IOL-AI import make this the longest browser
-# test; on a busy two-core machine it came near the conftest's 60 s, so it gets twice that.
+# test; on a busy two-core machine it takes more than half the conftest's 60 s, so it gets
+# twice that.
 # Every step in it is still bounded by PLAYWRIGHT_TIMEOUT_MS.
 pytestmark = [
     pytest.mark.e2e,
