@@ -24,7 +24,7 @@ from playwright.sync_api import expect
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 PLAYWRIGHT_TIMEOUT_MS = 10_000  # one click, navigation or expect(); they take < 1 s here
-E2E_TEST_TIMEOUT_S = 60  # a whole browser test with its fixtures; the longest takes ~20 s
+E2E_TEST_TIMEOUT_S = 60  # a whole browser test with its fixtures (test_real_jury.py has twice this)
 CLOSE_WAIT_MS = 2_000  # how long close_page waits for a tab to go before asking again
 CLOSE_ATTEMPTS = 3
 
