@@ -47,6 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from jury_scale import (  # noqa: E402  (a sibling script, not a package)
+    HOST,
     SetupError,
     analyze,
     build_board,
@@ -372,7 +373,7 @@ def page_requests(competition, repeats: int) -> dict[str, dict]:
     # An organizer of our own: one who grades none of the papers (the page waits for those).
     organizer, _ = get_user_model().objects.get_or_create(username="bench-organizer")
     organizer.groups.add(Group.objects.get_or_create(name=ORGANIZER)[0])
-    client = Client(HTTP_HOST="localhost")  # a host the settings allow
+    client = Client(HTTP_HOST=HOST)  # the host django_setup allows
     client.force_login(organizer)
     page = reverse("grading:review", args=[competition.slug])
     charts = [reverse("grading:review_chart", args=[competition.slug, n]) for n in CHARTS]

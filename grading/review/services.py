@@ -302,6 +302,7 @@ class ReviewCharts:
 class ReviewPage:
     review: Review
     charts: ReviewCharts | None
+    key: str = ""  # the cache key of this state of the review (the page caches its HTML by it)
 
 
 # --- building ------------------------------------------------------------------------------
@@ -621,7 +622,7 @@ def review_cached(
         if drawn is None:
             drawn = review_charts(review)
             cache.set(f"{key}:charts", drawn, CACHE_SECONDS)
-    return ReviewPage(review, drawn)
+    return ReviewPage(review, drawn, key)
 
 
 # --- wording and numbers -------------------------------------------------------------------

@@ -22,7 +22,7 @@ from .report import (
     review_table_filename,
     review_table_xlsx,
 )
-from .services import CHARTS, review_cached
+from .services import CACHE_SECONDS, CHARTS, review_cached
 
 review_roles = role_required(CHAIR, ORGANIZER)
 
@@ -51,6 +51,8 @@ def review(request: HttpRequest, slug: str) -> HttpResponse:
         "review": page.review,
         "charts": CHARTS,
         "tables": [(name, label) for name, (label, _) in TABLES.items()],
+        "page_key": page.key,
+        "cache_seconds": CACHE_SECONDS,
     }
     return render(request, "grading/review/review.html", context)
 

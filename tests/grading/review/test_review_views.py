@@ -161,3 +161,19 @@ def test_the_page_takes_as_many_queries_for_6_systems_as_for_3(organizer_client)
         assert response.status_code == 200
         counts.append(len(queries))
     assert counts[0] == counts[1]
+
+
+def test_the_cached_page_follows_the_marks_state_and_the_role(organizer_client, client, built):
+    from decimal import Decimal
+
+    from puzzles.models import Competition
+
+    url = reverse("grading:review", args=["rv"])
+    inputs = reverse("grading:review_inputs", args=["rv"])
+    first = organizer_client.get(url).content.decode()
+    assert inputs in first  # organizers get the inputs link
+    client.force_login(built.chair)
+    assert inputs not in client.get(url).content.decode()  # the chair's copy has none
+    Competition.objects.filter(pk=built.competition.pk).update(gold_threshold=Decimal("7.25"))
+    again = organizer_client.get(url).content.decode()
+    assert "gold 7.25" in again and again != first
