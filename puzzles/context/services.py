@@ -11,7 +11,8 @@ from django.db import transaction
 from ..errors import ImportFailure
 from ..models import ContextExample, ContextPuzzle, ContextQuestion, Problem
 from ..untrusted import json_parse
-from .analysis import DIRECTIONS, Example, Question
+from .analysis import DIRECTIONS, Example, Question, analyse
+from .rosetta import ConversionError, ProblemTask, conversion_lines, rosetta_convert
 
 _SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
 _PUZZLE_KEYS = ("slug", "title", "language", "examples", "questions")
@@ -296,3 +297,69 @@ def _texts(entry: dict, key: str, *, file: str, where: str) -> tuple[str, ...]:
             )
         out.append(item.strip())
     return tuple(dict.fromkeys(out))
+
+
+# --- a puzzle from a competition's Rosetta Stone problem --------------------------------
+
+
+@dataclass(frozen=True)
+class ProblemConversion:
+    """What puzzle_from_problem read (the lines to show) and whether it saved the puzzle."""
+
+    spec: PuzzleSpec
+    lines: tuple[str, ...]
+    saved: bool
+    created: bool
+
+
+def puzzle_from_problem(
+    *,
+    problem: Problem,
+    slug: str,
+    dry_run: bool = False,
+    foreign_side: str | None = None,
+) -> ProblemConversion:
+    """Make (or replace) the context puzzle `slug` from a Rosetta Stone problem.
+
+    Reads the problem's numbered examples and its translation tasks (puzzles.context.rosetta);
+    with `dry_run` nothing is written. Refusals are ImportFailure naming the problem.
+    """
+    where = f"{problem.competition.slug} problem {problem.number}"
+    if not _SLUG.match(slug) or len(slug) > 80:
+        raise ImportFailure(
+            f"slug {slug!r} may hold only letters, digits, '-' and '_' (at most 80)",
+            file=where,
+            field="slug",
+        )
+    tasks = [
+        ProblemTask(
+            number=task.number,
+            query=task.query,
+            task_type=task.task_type,
+            answer_key=task.answer_key,
+        )
+        for task in problem.tasks.order_by("number")
+    ]
+    try:
+        conversion = rosetta_convert(
+            problem_number=problem.number,
+            context=problem.context,
+            tasks=tasks,
+            foreign_side=foreign_side,
+        )
+    except ConversionError as exc:
+        raise ImportFailure(exc.message, file=where, field=exc.field) from None
+    language = problem.language_name or problem.title or problem.language_label
+    spec = PuzzleSpec(
+        slug=slug,
+        title=problem.title or f"Problem {problem.number}",
+        language=language[:120],
+        examples=conversion.examples,
+        questions=conversion.questions,
+    )
+    analysis = analyse(spec.examples, spec.questions)
+    lines = tuple(conversion_lines(conversion, analysis))
+    if dry_run:
+        return ProblemConversion(spec=spec, lines=lines, saved=False, created=False)
+    _, created = puzzle_save(spec=spec, source_problem=problem, file=where, field="slug")
+    return ProblemConversion(spec=spec, lines=lines, saved=True, created=created)
