@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .bulk import contestants_add
-from .database import analyze
+from .database import HOST, analyze
 from .report import agreement_line, review_targets_line
 from .timing import Stopwatch, query_count, timed
 
@@ -104,7 +104,7 @@ def page_requests(competition, repeats: int) -> dict[str, dict]:
         from tests.grading.factories import OrganizerFactory
 
         organizer = OrganizerFactory(username="bench-organizer")
-    client = Client(HTTP_HOST="localhost")  # a host the settings allow
+    client = Client(SERVER_NAME=HOST)  # django_setup allows only this host
     client.force_login(organizer)
     page = reverse("grading:review", args=[competition.slug])
     charts = [reverse("grading:review_chart", args=[competition.slug, n]) for n in CHARTS]
