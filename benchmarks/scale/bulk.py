@@ -11,8 +11,13 @@ take longer than the benchmark's measures, and would not give the data a benchma
   `assignment_submit` one transaction per paper; here marks and submissions are inserted
   at once and review_scale writes the history rows the grading page would have written,
   with dates of its own;
+- papers: `papers_create` draws each code from `secrets` (codes must not be guessable), so a
+  seed could not reproduce them; here the paper factory's instances get codes numbered as
+  the factory numbers them (P1-2222, P1-2223, ...), 1,500 in one insert;
 - chair's decisions: `criterion_decide` needs a submitted mark on the criterion first; here
   every 20th paper gets a decision whatever its marks, as the sheet shows them;
+- observation tags given: `tags_set` is a transaction and five queries per assignment, most
+  of the build time for 900 tags at this scale;
 - contestants: invented points on every criterion and medal thresholds.
 """
 
@@ -70,6 +75,21 @@ def outputs_create(systems: list, tasks: list, rng, *, words, glosses: tuple) ->
             )
     Output.objects.bulk_create(outputs, batch_size=1000)
     return len(outputs)
+
+
+def papers_create(problems: list, systems: list, *, prefix: str) -> dict[int, list]:
+    """Give every system a paper of every problem, coded <prefix><problem>-<4 characters>;
+    return them per problem id, in system order."""
+    from grading.models import Paper
+    from tests.grading.factories import PaperFactory, _code
+
+    papers = [
+        PaperFactory.build(system=s, problem=p, code=f"{prefix}{p.number}-{_code(i)}")
+        for p in problems
+        for i, s in enumerate(systems)
+    ]
+    Paper.objects.bulk_create(papers, batch_size=1000)
+    return {p.pk: [x for x in papers if x.problem_id == p.pk] for p in problems}
 
 
 def assignments_submit(assignments: list) -> None:
@@ -133,6 +153,13 @@ def decisions_create(cells: list[tuple], *, chair) -> None:
         )
         for paper, criterion in cells
     )
+
+
+def tags_create(tagged: list[tuple]) -> None:
+    """Give each (assignment, observation tag) pair: the juror noted it on the paper."""
+    from grading.models import PaperTag
+
+    PaperTag.objects.bulk_create(PaperTag(assignment=a, tag=tag) for a, tag in tagged)
 
 
 def jury_complete(board, rng) -> dict:

@@ -4,13 +4,12 @@ app's services.
 Problems, tasks, systems, papers and users come from the factories of tests/; rubrics from
 `rubrics_import`, grading groups from `problem_jurors_set`, tolerances from
 `problem_set_tolerance`, assignments from `jurors_assign`, threads from `comment_post` and
-observation tags from `tags_ensure_defaults` and `tags_set`. The rest (outputs, marks,
-submissions, chair's decisions) is written in bulk by `bulk.py`, the one place that
-bypasses the services, and says why there.
+the observation tags from `tags_ensure_defaults`. The rest (outputs, papers, marks,
+submissions, chair's decisions, tags given) is written in bulk by `bulk.py`, the one place
+that bypasses the services, and says why there.
 
 The same seed gives the same data: every random draw comes from the `rng` given, in a fixed
-order. Paper codes are not drawn by `papers_create` (it uses `secrets`, so that codes cannot
-be guessed), but numbered as the paper factory numbers them.
+order.
 """
 
 from __future__ import annotations
@@ -68,7 +67,6 @@ def build_board(
     """Create a competition: problems, tasks, rubrics, systems, outputs, papers."""
     from grading.services import rubrics_import
     from puzzles.models import System, Task
-    from tests.grading.factories import PaperFactory, _code
     from tests.puzzles.factories import (
         CompetitionFactory,
         ProblemFactory,
@@ -121,13 +119,7 @@ def build_board(
         for i in range(n_systems)
     ]
     n_outputs = bulk.outputs_create(systems, tasks, rng, words=word, glosses=GLOSSES)
-    papers = {
-        p.pk: [
-            PaperFactory(system=s, problem=p, code=f"{prefix}{p.number}-{_code(i)}")
-            for i, s in enumerate(systems)
-        ]
-        for p in problems
-    }
+    papers = bulk.papers_create(problems, systems, prefix=prefix)
     board = Board(
         competition=competition,
         problems=problems,
@@ -180,7 +172,6 @@ def build_jury(board: Board, *, group_size: int, per_paper: int, rng) -> Jury:
         problem_jurors_set,
         problem_set_tolerance,
         tags_ensure_defaults,
-        tags_set,
     )
     from ioleval.roles import CHAIR, JUROR
     from tests.grading.factories import UserFactory
@@ -237,8 +228,7 @@ def build_jury(board: Board, *, group_size: int, per_paper: int, rng) -> Jury:
     tags_ensure_defaults(competition=competition)
     tags = list(ObservationTag.objects.filter(competition=competition))
     tagged = [(a, tags[i % len(tags)]) for i, a in enumerate(assignments) if i % 5 == 0]
-    for a, tag in tagged:
-        tags_set(assignment=a, tag_ids=[tag.pk])
+    bulk.tags_create(tagged)
     board.counts.update(
         {
             "jurors": sum(len(g) for g in groups.values()),
