@@ -1,12 +1,12 @@
 """Build a competition and its jury at IOL scale, seeded, through the test factories and the
 app's services.
 
-Problems, tasks, systems, papers and users come from the factories of tests/; rubrics from
+Problems, tasks, systems and users come from the factories of tests/; rubrics from
 `rubrics_import`, grading groups from `problem_jurors_set`, tolerances from
 `problem_set_tolerance`, assignments from `jurors_assign`, threads from `comment_post` and
-the observation tags from `tags_ensure_defaults`. The rest (outputs, papers, marks,
-submissions, chair's decisions, tags given) is written in bulk by `bulk.py`, the one place
-that bypasses the services, and says why there.
+the observation tags from `tags_ensure_defaults`. The rest (outputs, papers built by the
+paper factory, marks, submissions, chair's decisions, tags given) is inserted in bulk by
+`bulk.py`, the one place that bypasses the services, and says why there.
 
 The same seed gives the same data: every random draw comes from the `rng` given, in a fixed
 order.
@@ -194,7 +194,7 @@ def build_jury(board: Board, *, group_size: int, per_paper: int, rng) -> Jury:
     # In creation order: per problem, per paper in code order, the paper's jurors in turn.
     assignments = list(
         Assignment.objects.filter(paper__problem__competition=competition)
-        .select_related("paper__problem", "juror")
+        .select_related("juror")
         .order_by("pk")
     )
     started: set[int] = set()  # jurors given a paper: each keeps their first one a draft
