@@ -1,0 +1,121 @@
+"""The result review at scale: agreement and tags, the whole dashboard, the page itself."""
+
+from __future__ import annotations
+
+from .bulk import contestants_add
+from .database import HOST, analyze
+from .report import agreement_line, review_targets_line
+from .timing import Stopwatch, query_count, timed
+
+AGREEMENT_CASES = {
+    "agreement, 0 resamples (loading + point estimates)": dict(resamples=0),
+    "agreement, 2,000 resamples": dict(resamples=2_000),
+    "agreement, 10,000 resamples": dict(resamples=10_000),
+    "agreement, 10,000 resamples, 10,000 per criterion": dict(
+        resamples=10_000, criterion_resamples=10_000
+    ),
+    "agreement, 2,000 resamples, per-criterion ICC": dict(resamples=2_000, criterion_icc=True),
+    "agreement, 10,000 resamples, per-criterion ICC": dict(resamples=10_000, criterion_icc=True),
+}
+FIGURES = ("problem", "alpha", "icc", "discrepancy_rate", "compared", "revised")
+
+
+def agreement(competition, repeats: int, result: dict, say) -> None:
+    """Count the queries of problem_agreement and tag_counts, time them, keep the figures."""
+    from grading.review.agreement import problem_agreement
+    from grading.review.observations import tag_counts
+
+    found = problem_agreement(competition, resamples=0)
+    result["queries"] = {
+        "problem_agreement": query_count(lambda: problem_agreement(competition, resamples=0)),
+        "tag_counts": query_count(lambda: tag_counts(competition)),
+    }
+    say(
+        f"queries: problem_agreement {result['queries']['problem_agreement']},"
+        f" tag_counts {result['queries']['tag_counts']}"
+    )
+    result["times"] = {}
+    for label, kwargs in AGREEMENT_CASES.items():
+        result["times"][label] = timed(
+            lambda kw=kwargs: problem_agreement(competition, **kw), repeats
+        )
+        say(f"{label}: {result['times'][label]}")
+    result["times"]["tag_counts"] = timed(lambda: tag_counts(competition), repeats)
+    say(f"tag_counts: {result['times']['tag_counts']}")
+    result["figures"] = [{k: v for k, v in p.as_json().items() if k in FIGURES} for p in found]
+    for f in result["figures"]:
+        say(agreement_line(f))
+
+
+def dashboard(competition, args, result: dict, say, rng) -> None:
+    """Time the whole review: figures, agreement, tags, charts, cold and cached."""
+    from django.core.cache import cache
+
+    from grading.review.selectors import review_data
+    from grading.review.services import review_build, review_cached, review_charts
+
+    contestants_add(competition, args.contestants, rng)
+    analyze()
+    result["queries"]["review_data"] = query_count(lambda: review_data(competition))
+    review = review_build(competition=competition, resamples=10_000)
+    say(
+        f"dashboard: {len(review.systems)} systems, {len(review.contestant_totals)} contestants,"
+        f" review_data {result['queries']['review_data']} queries"
+    )
+
+    def cold():
+        cache.clear()
+        review_cached(competition=competition, resamples=10_000)
+
+    cases = {
+        "review_build, 10,000 resamples": lambda: review_build(
+            competition=competition, resamples=10_000
+        ),
+        "review_charts": lambda: review_charts(review),
+        "review_cached, cold (build and charts)": cold,
+        "review_cached, cached": lambda: review_cached(competition=competition, resamples=10_000),
+    }
+    for label, fn in cases.items():
+        result["times"][label] = timed(fn, args.repeats)
+        say(f"{label}: {result['times'][label]}")
+    for label, figures in page_requests(competition, args.repeats).items():
+        result["times"][label] = figures
+        say(f"{label}: {figures}")
+    cold_ms = result["times"]["GET review page, cold"]["median_ms"]
+    cached_ms = result["times"]["GET review page, cached"]["median_ms"]
+    result["targets"] = {"cold_under_1s": cold_ms < 1000, "cached_under_100ms": cached_ms < 100}
+    say(review_targets_line(cold_ms, cached_ms))
+
+
+def page_requests(competition, repeats: int) -> dict[str, dict]:
+    """Time the dashboard as a browser asks for it, through Django's whole request cycle:
+    the page with an empty cache, then its five chart images (the first draws all five),
+    then the page again (cached)."""
+    from django.core.cache import cache
+    from django.test import Client
+    from django.urls import reverse
+
+    from grading.review.services import CHARTS
+    from tests.grading.factories import OrganizerFactory
+
+    # An organizer of our own, who grades none of the papers (the page waits for those).
+    organizer = OrganizerFactory(username="bench-organizer")
+    client = Client(SERVER_NAME=HOST)  # django_setup allows only this host
+    client.force_login(organizer)
+    page = reverse("grading:review", args=[competition.slug])
+    charts = [reverse("grading:review_chart", args=[competition.slug, n]) for n in CHARTS]
+    steps = {
+        "GET review page, cold": [page],
+        "GET first chart (draws all five)": charts[:1],
+        "GET the other four charts": charts[1:],
+        "GET review page, cached": [page],
+    }
+    watches = {label: Stopwatch() for label in steps}
+    for _ in range(repeats):
+        cache.clear()
+        for label, urls in steps.items():
+            with watches[label]:
+                for url in urls:
+                    response = client.get(url)
+                    assert response.status_code == 200, (url, response.status_code)
+    return {label: watch.medians() for label, watch in watches.items()}
