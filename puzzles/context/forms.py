@@ -30,9 +30,10 @@ class AnalysisOptionsForm(forms.Form):
 
     def options(self) -> dict:
         """Return the valid options, a default in place of each missing or invalid one."""
-        data = self.cleaned_data if self.is_bound and self.is_valid() else {}
-        if self.is_bound and not self.is_valid():
-            data = {k: v for k, v in self.cleaned_data.items() if k not in self.errors}
+        data = {}
+        if self.is_bound:
+            self.is_valid()  # a field that fails is left out of cleaned_data; its error shows
+            data = self.cleaned_data
         return {
             "tokenizer": data.get("tokenizer") or DEFAULT_TOKENIZER,
             "k": data.get("k") or DEFAULT_K,

@@ -176,7 +176,7 @@ def puzzle_page(puzzle: ContextPuzzle, *, tokenizer: str, k: int) -> PuzzlePage:
         tokens=tokens,
         examples=example_lines,
         questions=question_lines,
-        deletions=_deletions_cached(analysis, k, key=(examples, questions, tokenizer)),
+        deletions=_deletions_cached(analysis, k, examples=examples, questions=questions),
         variants=variants,
     )
 
@@ -196,13 +196,26 @@ def deletions_compared(
     )
 
 
-def _deletions_cached(analysis: PuzzleAnalysis, k: int, *, key: tuple) -> tuple[DeletionLine, ...]:
-    digest = hashlib.sha256(repr((key, k, PAGE_SEARCH_CAP)).encode()).hexdigest()
-    name = f"context:deletions:{digest}"
-    lines = cache.get(name)
+def deletions_cache_key(
+    examples: tuple[Example, ...], questions: tuple[Question, ...], *, tokenizer: str, k: int
+) -> str:
+    """Return the cache key of a deletion comparison: a digest of everything it depends on."""
+    content = repr((examples, questions, tokenizer, k, PAGE_SEARCH_CAP)).encode()
+    return f"context:deletions:{hashlib.sha256(content).hexdigest()}"
+
+
+def _deletions_cached(
+    analysis: PuzzleAnalysis,
+    k: int,
+    *,
+    examples: tuple[Example, ...],
+    questions: tuple[Question, ...],
+) -> tuple[DeletionLine, ...]:
+    key = deletions_cache_key(examples, questions, tokenizer=analysis.tokenizer, k=k)
+    lines = cache.get(key)
     if lines is None:
         lines = deletions_compared(analysis, k)
-        cache.set(name, lines, CACHE_SECONDS)
+        cache.set(key, lines, CACHE_SECONDS)
     return lines
 
 
