@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from . import views
 
@@ -26,4 +26,5 @@ urlpatterns = [
     path("c/<slug:slug>/import/", views.import_outputs, name="import_outputs"),
     path("c/<slug:slug>/answers/", views.answer_key, name="answer_key"),
     path("board/<slug:slug>/", views.public_board, name="public_board"),
+    path("", include("puzzles.context.urls")),
 ]

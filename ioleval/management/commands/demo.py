@@ -7,6 +7,7 @@ from django.db import transaction
 from grading.demo import demo_jury_load
 from ioleval.commands import AppCommand
 from ioleval.roles import CHAIR, JUROR, ORGANIZER
+from puzzles.context.demo import context_demo_load
 from puzzles.demo import demo_competition_load
 
 USERS = [
@@ -39,9 +40,11 @@ class Command(AppCommand):
             user.groups.set([Group.objects.get_or_create(name=r)[0] for r in roles])
         competition = demo_competition_load()
         demo_jury_load(competition)
+        puzzles = context_demo_load()
         self.stdout.write(
             f"demo competition '{competition.slug}': {competition.problems.count()} problems, "
             f"{competition.systems.count()} systems; users "
             + ", ".join(u for u, _ in USERS)
-            + f" (password: {password!r})"
+            + f" (password: {password!r}); context lab puzzles "
+            + ", ".join(p.slug for p in puzzles)
         )

@@ -1,0 +1,140 @@
+"""Server-side SVG charts: the one matplotlib setup every app's charts draw through.
+
+The conventions of `grading/review/charts.py` (which keeps its own copy of this plumbing
+until it is moved here), in a module that any app may import (`puzzles` may not import
+`grading`):
+
+- pyplot is never imported; each chart is its own `Figure` on an explicit SVG canvas, drawn
+  under one process-wide lock inside `rc_context(STYLE)`, since rcParams are global;
+- `svg.fonttype` "none" keeps text as `<text>`; mathtext is off (`text.parse_math`), so
+  untrusted labels are drawn literally; matplotlib escapes `<`, `>`, `&` and quotes, and
+  control characters (which XML forbids) become spaces (`label`);
+- the output is deterministic (no date or creator; the id salt derives from title and
+  data), has a `role="img"` root with an `aria-label` and a `<title>`, `width="100%"`, no
+  group ids, and presentation attributes instead of style sheets (a strict `style-src`
+  cannot block them and nothing leaks into the page).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import io
+import re
+import threading
+from collections.abc import Callable
+
+import matplotlib
+from matplotlib.backends.backend_svg import FigureCanvasSVG
+from matplotlib.figure import Figure
+
+BLUE = "#0072B2"
+ORANGE = "#E69F00"
+GREEN = "#009E73"
+VERMILLION = "#D55E00"
+GREY = "#999999"
+LABEL_CHARS = 40
+CSS_CLASS = "chart-svg"
+
+STYLE = {
+    "svg.fonttype": "none",
+    "svg.image_inline": True,
+    "text.usetex": False,
+    "text.parse_math": False,
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans"],
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.color": "#E3E3E3",
+    "grid.linewidth": 0.6,
+    "axes.axisbelow": True,
+    "figure.facecolor": "white",
+    "path.simplify": True,
+}
+
+_NO_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
+_LOCK = threading.Lock()
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ufffe\uffff]")
+_ROOT_SIZE = re.compile(r'\s(?:width|height)="[^"]*"')
+_GROUP_ID = re.compile(r'<g id="[^"]*"')
+_INDENT = re.compile(r">\s+<")
+_STYLE_ATTRIBUTE = re.compile(r' style="([^"]*)"')
+_SHEET = re.compile(r'<defs>\s*<style type="text/css">\*\{([^}<]*)\}</style>\s*</defs>\s*')
+_PRESENTATION = frozenset(
+    "fill fill-opacity fill-rule stroke stroke-width stroke-opacity stroke-linecap "
+    "stroke-linejoin stroke-miterlimit stroke-dasharray stroke-dashoffset opacity "
+    "font-family font-size font-style font-weight font-variant font-stretch text-anchor "
+    "dominant-baseline letter-spacing visibility".split()
+)
+
+
+def label(value: object) -> str:
+    """Return text fit for a chart: control characters as spaces, at most LABEL_CHARS."""
+    text = " ".join(_CONTROL.sub(" ", str(value)).split())
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "\u2026"
+
+
+def render(
+    title: str, data: object, size: tuple[float, float], draw: Callable[[Figure], None]
+) -> str:
+    """Draw a figure with `draw` and return it as an SVG element to put into a page."""
+    buffer = io.StringIO()
+    salt = "ioleval-" + hashlib.sha256(repr((title, data)).encode()).hexdigest()[:16]
+    with _LOCK, matplotlib.rc_context({**STYLE, "svg.hashsalt": salt}):
+        figure = Figure(figsize=size, layout="constrained")
+        draw(figure)
+        FigureCanvasSVG(figure).print_svg(buffer, metadata=_NO_METADATA)
+    return _inline(buffer.getvalue(), title)
+
+
+def no_data_svg(title: str, message: str = "No data") -> str:
+    """Return a small SVG that says there is nothing to draw, with the chart's title."""
+    name = html.escape(label(title), quote=True)
+    text = html.escape(label(message), quote=True)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 48" width="100%" '
+        f'class="{CSS_CLASS}" role="img" aria-label="{name}"><title>{name}</title>'
+        '<rect x="0.5" y="0.5" width="359" height="47" fill="none" stroke="#999999"/>'
+        '<text x="180" y="29" text-anchor="middle" font-family="\'DejaVu Sans\', sans-serif" '
+        f'font-size="13" fill="#555555">{text}</text></svg>\n'
+    )
+
+
+def _inline(svg: str, title: str) -> str:
+    """Make matplotlib's SVG document an element to put into HTML."""
+    svg = svg[svg.index("<svg") :]
+    sheet = _SHEET.search(svg)
+    rules = _attributes(sheet[1]) if sheet else ""
+    if sheet:
+        svg = svg[: sheet.start()] + svg[sheet.end() :]
+    head_end = svg.index(">")
+    head = _ROOT_SIZE.sub("", svg[:head_end])
+    name = html.escape(label(title), quote=True)
+    head += f' width="100%" class="{CSS_CLASS}"{rules} role="img" aria-label="{name}">'
+    svg = head + f"<title>{name}</title" + svg[head_end:]
+    svg = _STYLE_ATTRIBUTE.sub(lambda m: _attributes(m[1], keep_style=True), svg)
+    svg = _GROUP_ID.sub("<g", svg)
+    return _INDENT.sub(">\n<", svg).strip() + "\n"
+
+
+def _attributes(declarations: str, *, keep_style: bool = False) -> str:
+    """Turn `fill: #fff; stroke: none` into presentation attributes."""
+    attributes, rest = [], []
+    for declaration in declarations.split(";"):
+        name, _, value = (part.strip() for part in declaration.partition(":"))
+        if name in _PRESENTATION and value:
+            value = value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+            attributes.append(f' {name}="{value}"')
+        elif name:
+            rest.append(f"{name}: {value}")
+    if rest and keep_style:
+        attributes.append(' style="{}"'.format("; ".join(rest)))
+    return "".join(attributes)
