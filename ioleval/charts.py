@@ -1,8 +1,8 @@
 """Server-side SVG charts: the one matplotlib setup every app's charts draw through.
 
-The conventions of `grading/review/charts.py` (which keeps its own copy of this plumbing
-until it is moved here), in a module that any app may import (`puzzles` may not import
-`grading`):
+The review's charts (`grading/review/charts.py`) and the context lab's
+(`puzzles/context/charts.py`) draw through it; any app may import it (`puzzles` may not
+import `grading`):
 
 - pyplot is never imported; each chart is its own `Figure` on an explicit SVG canvas, drawn
   under one process-wide lock inside `rc_context(STYLE)`, since rcParams are global;
@@ -83,12 +83,18 @@ def label(value: object) -> str:
 
 
 def render(
-    title: str, data: object, size: tuple[float, float], draw: Callable[[Figure], None]
+    title: str,
+    data: object,
+    size: tuple[float, float],
+    draw: Callable[[Figure], None],
+    *,
+    style: dict | None = None,
 ) -> str:
-    """Draw a figure with `draw` and return it as an SVG element to put into a page."""
+    """Draw a figure with `draw` and return it as an SVG element to put into a page (and
+    WeasyPrint); `style` adds rcParams to STYLE for one family of charts."""
     buffer = io.StringIO()
     salt = "ioleval-" + hashlib.sha256(repr((title, data)).encode()).hexdigest()[:16]
-    with _LOCK, matplotlib.rc_context({**STYLE, "svg.hashsalt": salt}):
+    with _LOCK, matplotlib.rc_context({**STYLE, **(style or {}), "svg.hashsalt": salt}):
         figure = Figure(figsize=size, layout="constrained")
         draw(figure)
         FigureCanvasSVG(figure).print_svg(buffer, metadata=_NO_METADATA)

@@ -28,23 +28,18 @@ PDF report without a warning per property.
 
 from __future__ import annotations
 
-import hashlib
-import html
-import io
 import math
-import re
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-import matplotlib
 import numpy as np
 from cycler import cycler
-from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+
+from ioleval import charts as shared
 
 # --- style: one place ------------------------------------------------------------------------
 
@@ -70,56 +65,17 @@ MEDALS = (
 )
 
 WIDTH = 7.0  # inches; the SVG is scaled to its container (width 100%), so this sets text size
-LABEL_CHARS = 40  # longer names are cut with an ellipsis in the chart (the tables show them whole)
+LABEL_CHARS = shared.LABEL_CHARS  # longer names are cut with an ellipsis (the tables show them whole)
 # Beyond this many systems a chart names only the ones a reader looks for (the best and the
 # most divergent) and says so; hundreds of overlapping names are unreadable and slow to draw.
 NAMED = 30
 
+# What the review's charts add to ioleval.charts.STYLE.
 STYLE = {
-    "svg.fonttype": "none",
-    "svg.image_inline": True,
-    "text.usetex": False,
-    "text.parse_math": False,
-    "font.family": "sans-serif",
-    "font.sans-serif": ["DejaVu Sans"],
-    "font.size": 9,
-    "axes.titlesize": 10,
-    "axes.labelsize": 9,
-    "xtick.labelsize": 8,
-    "ytick.labelsize": 8,
-    "legend.fontsize": 8,
-    "legend.frameon": False,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.grid": True,
-    "grid.color": "#E3E3E3",
-    "grid.linewidth": 0.6,
-    "axes.axisbelow": True,
     "axes.prop_cycle": cycler(color=PALETTE),
     "hatch.linewidth": 0.8,
     "hatch.color": "#333333",
-    "figure.facecolor": "white",
-    "path.simplify": True,
 }
-
-# Creator, format and type are matplotlib's defaults (one carries an external URL); the
-# date would make every rendering differ.
-_NO_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
-_LOCK = threading.Lock()
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ufffe\uffff]")
-_ROOT_SIZE = re.compile(r'\s(?:width|height)="[^"]*"')
-_GROUP_ID = re.compile(r'<g id="[^"]*"')
-_INDENT = re.compile(r">\s+<")
-_STYLE_ATTRIBUTE = re.compile(r' style="([^"]*)"')
-_SHEET = re.compile(r'<defs>\s*<style type="text/css">\*\{([^}<]*)\}</style>\s*</defs>\s*')
-_PRESENTATION = frozenset(
-    "fill fill-opacity fill-rule stroke stroke-width stroke-opacity stroke-linecap "
-    "stroke-linejoin stroke-miterlimit stroke-dasharray stroke-dashoffset opacity "
-    "font-family font-size font-style font-weight font-variant font-stretch text-anchor "
-    "dominant-baseline letter-spacing visibility".split()
-)
-CSS_CLASS = "review-chart"
-
 
 # --- inputs ----------------------------------------------------------------------------------
 
@@ -177,8 +133,7 @@ def _number(value) -> float | None:
 
 
 def _label(value) -> str:
-    text = " ".join(_CONTROL.sub(" ", str(value)).split())
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "\u2026"
+    return shared.label(value)
 
 
 def _interval(value) -> tuple[float, float] | None:
@@ -191,69 +146,11 @@ def _interval(value) -> tuple[float, float] | None:
 # --- rendering -------------------------------------------------------------------------------
 
 
-def _salt(title: str, data) -> str:
-    return "ioleval-" + hashlib.sha256(repr((title, data)).encode()).hexdigest()[:16]
-
-
 def _render(title: str, data, size: tuple[float, float], draw: Callable[[Figure], None]) -> str:
-    buffer = io.StringIO()
-    with _LOCK, matplotlib.rc_context({**STYLE, "svg.hashsalt": _salt(title, data)}):
-        figure = Figure(figsize=size, layout="constrained")
-        draw(figure)
-        FigureCanvasSVG(figure).print_svg(buffer, metadata=_NO_METADATA)
-    return _inline(buffer.getvalue(), title)
+    return shared.render(title, data, size, draw, style=STYLE)
 
 
-def _inline(svg: str, title: str) -> str:
-    """Make matplotlib's SVG document an element to put into HTML (and WeasyPrint)."""
-    svg = svg[svg.index("<svg") :]
-    # matplotlib's one style sheet, `*{stroke-linejoin: round; ...}`, would reach every
-    # element of the page once inlined; the same properties on the root are inherited.
-    sheet = _SHEET.search(svg)
-    rules = _attributes(sheet[1]) if sheet else ""
-    if sheet:
-        svg = svg[: sheet.start()] + svg[sheet.end() :]
-    head_end = svg.index(">")
-    head = _ROOT_SIZE.sub("", svg[:head_end])
-    label = html.escape(_label(title), quote=True)
-    head += f' width="100%" class="{CSS_CLASS}"{rules} role="img" aria-label="{label}">'
-    svg = head + f"<title>{label}</title" + svg[head_end:]
-    svg = _STYLE_ATTRIBUTE.sub(lambda m: _attributes(m[1], keep_style=True), svg)
-    svg = _GROUP_ID.sub("<g", svg)
-    return _INDENT.sub(">\n<", svg).strip() + "\n"
-
-
-def _attributes(declarations: str, *, keep_style: bool = False) -> str:
-    """Turn `fill: #fff; stroke: none` into presentation attributes.
-
-    Style attributes are what a strict `style-src` policy blocks in a page, and WeasyPrint
-    warns about each SVG property in one (it reads them as HTML CSS) while it honours
-    attributes silently. matplotlib writes them from its own values, never from chart text.
-    """
-    attributes, rest = [], []
-    for declaration in declarations.split(";"):
-        name, _, value = (part.strip() for part in declaration.partition(":"))
-        if name in _PRESENTATION and value:
-            value = value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
-            attributes.append(f' {name}="{value}"')
-        elif name:
-            rest.append(f"{name}: {value}")
-    if rest and keep_style:
-        attributes.append(' style="{}"'.format("; ".join(rest)))
-    return "".join(attributes)
-
-
-def no_data_svg(title: str, message: str = "No data") -> str:
-    """Return a small SVG that says there is nothing to draw, with the chart's title."""
-    label = html.escape(_label(title), quote=True)
-    text = html.escape(_label(message), quote=True)
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 48" width="100%" '
-        f'class="{CSS_CLASS}" role="img" aria-label="{label}"><title>{label}</title>'
-        '<rect x="0.5" y="0.5" width="359" height="47" fill="none" stroke="#999999"/>'
-        '<text x="180" y="29" text-anchor="middle" font-family="\'DejaVu Sans\', sans-serif" '
-        f'font-size="13" fill="#555555">{text}</text></svg>\n'
-    )
+no_data_svg = shared.no_data_svg
 
 
 def _note(ax, note: str) -> None:
