@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import contextmanager
+from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from ioleval.commands import AppCommand
 from ioleval.errors import AppError
 from puzzles.models import Competition
+from puzzles.tabular import open_text
 
 
 def competition_or_error(slug: str) -> Competition:
@@ -27,3 +31,21 @@ def import_errors():
         yield
     except AppError as exc:
         raise CommandError(str(exc)) from None
+
+
+class FileImportCommand(AppCommand):
+    """A command that imports one file through a service `importer(stream=, file=)` whose
+    result has `lines()`: refusals exit non-zero naming file, line and field."""
+
+    importer: Callable[..., object]  # set by each command, as a staticmethod
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path)
+
+    def handle(self, *args, **options):
+        path: Path = options["file"]
+        with import_errors():
+            with open_text(path) as stream:
+                result = self.importer(stream=stream, file=str(path))
+        for line in result.lines():
+            self.stdout.write(line)

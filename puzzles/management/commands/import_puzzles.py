@@ -1,13 +1,9 @@
-from pathlib import Path
-
-from ioleval.commands import AppCommand
 from puzzles.context.services import puzzles_import
-from puzzles.tabular import open_text
 
-from ._base import import_errors
+from ._base import FileImportCommand
 
 
-class Command(AppCommand):
+class Command(FileImportCommand):
     help = (
         "Import Rosetta Stone puzzles for the context lab from a JSON list of "
         '{"slug", "title", "language", "examples": [{"foreign", "english"}], '
@@ -15,14 +11,4 @@ class Command(AppCommand):
         "An existing slug is replaced, unless it has solver answers or judge verdicts. "
         "All or nothing."
     )
-
-    def add_arguments(self, parser):
-        parser.add_argument("file", type=Path)
-
-    def handle(self, *args, **options):
-        path: Path = options["file"]
-        with import_errors():
-            with open_text(path) as stream:
-                result = puzzles_import(stream=stream, file=str(path))
-        for line in result.lines():
-            self.stdout.write(line)
+    importer = staticmethod(puzzles_import)

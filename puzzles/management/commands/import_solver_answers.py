@@ -1,26 +1,12 @@
-from pathlib import Path
-
-from ioleval.commands import AppCommand
 from puzzles.context.result_imports import solver_answers_import
-from puzzles.tabular import open_text
 
-from ._base import import_errors
+from ._base import FileImportCommand
 
 
-class Command(AppCommand):
+class Command(FileImportCommand):
     help = (
         'Import solver answers, one JSON object per line: {"puzzle", "condition", "model", '
         '"question", "answer"}; null, empty or N/A is an abstention. All or nothing; '
         "importing a row again updates it."
     )
-
-    def add_arguments(self, parser):
-        parser.add_argument("file", type=Path)
-
-    def handle(self, *args, **options):
-        path: Path = options["file"]
-        with import_errors():
-            with open_text(path) as stream:
-                result = solver_answers_import(stream=stream, file=str(path))
-        for line in result.lines():
-            self.stdout.write(line)
+    importer = staticmethod(solver_answers_import)
