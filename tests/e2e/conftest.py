@@ -107,6 +107,27 @@ def page(browser):
         close_contexts([context])
 
 
+@pytest.fixture
+def new_page(browser):
+    """Open pages in fresh browser contexts (one per user), closed at teardown; a page
+    the Content-Security-Policy refused anything on fails the test."""
+    contexts = []
+    refused: list[str] = []  # what the pages' Content-Security-Policy blocked
+
+    def open_page():
+        context = new_context(browser, viewport={"width": 1400, "height": 900})
+        contexts.append(context)
+        context.on(
+            "console",
+            lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,
+        )
+        return context.new_page()
+
+    yield open_page
+    close_contexts(contexts)
+    assert not refused, refused
+
+
 def close_page(page) -> int:
     """Close a tab within a bounded time; return how many close requests it took.
 

@@ -23,7 +23,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from .conftest import close_contexts, close_page, login, new_context
+from .conftest import close_page, login
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -97,26 +97,6 @@ def flow(db) -> Flow:
         systems=list(problem.competition.systems.values_list("name", flat=True)),
         criteria={c.code: c.pk for c in criteria},
     )
-
-
-@pytest.fixture
-def new_page(browser):
-    """Open a page in a fresh browser context (one per user); closed at teardown."""
-    contexts = []
-    refused: list[str] = []  # what the pages' Content-Security-Policy blocked
-
-    def open_page():
-        context = new_context(browser, viewport={"width": 1400, "height": 900})
-        contexts.append(context)
-        context.on(
-            "console",
-            lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,
-        )
-        return context.new_page()
-
-    yield open_page
-    close_contexts(contexts)
-    assert not refused, refused
 
 
 def sign_in(page, live_server, username: str) -> None:

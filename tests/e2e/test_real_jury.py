@@ -23,7 +23,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from .conftest import E2E_TEST_TIMEOUT_S, close_contexts, login, new_context
+from .conftest import E2E_TEST_TIMEOUT_S, login
 
 # Four accounts through their links and the real IOL-AI import make this the longest browser
 # test; on a busy two-core machine it takes more than half the conftest's 60 s, so it gets
@@ -127,26 +127,6 @@ def real_jury(transactional_db, live_server, iolai_dir, tmp_path) -> RealJury:
         hidden=[name for name in (system.name, system.team) if name],
         criteria={c.code: c.pk for c in criteria},
     )
-
-
-@pytest.fixture
-def new_page(browser):
-    """Open a page in a fresh browser context (one per user); closed at teardown."""
-    contexts = []
-    refused: list[str] = []  # what the pages' Content-Security-Policy blocked
-
-    def open_page():
-        context = new_context(browser, viewport={"width": 1400, "height": 900})
-        contexts.append(context)
-        context.on(
-            "console",
-            lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,
-        )
-        return context.new_page()
-
-    yield open_page
-    close_contexts(contexts)
-    assert not refused, refused
 
 
 def assert_anonymous(page, jury: RealJury) -> None:
