@@ -289,4 +289,4 @@ def _page_queries(client, n: int) -> int:
 
 
 def test_the_pages_take_the_same_number_of_queries_at_two_sizes(organizer_client):
-    assert _page_queries(organizer_client, 2) == _page_queries(organizer_client, 12)
+    assert _page_queries(organizer_client, 2) == _page_queries(organizer_client, 6)
