@@ -99,6 +99,7 @@ def test_results_page_shows_table_1_the_tests_and_the_chart(organizer_client, fl
     assert '<svg xmlns:xlink="http://www.w3.org/1999/xlink"' in html
     assert 'aria-label="Mean EM per model and condition"' in html
     assert "seed 2026 and the normalized tokenizer" in html
+    assert 'id="id_seed_helptext"' in html  # what the input's aria-describedby names
 
 
 def test_judges_page_shows_table_2_and_the_contradictions(organizer_client, flow):
