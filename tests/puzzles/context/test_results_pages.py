@@ -291,3 +291,18 @@ def _page_queries(client, n: int) -> int:
 
 def test_the_pages_take_the_same_number_of_queries_at_two_sizes(organizer_client):
     assert _page_queries(organizer_client, 2) == _page_queries(organizer_client, 6)
+
+
+def test_demo_results_on_the_demo_puzzles(organizer_client):
+    from puzzles.context.demo import context_demo_load
+
+    puzzles = context_demo_load()
+    loaded = context_demo_results_load(puzzles)
+    assert loaded.answers.created and loaded.verdicts.created
+    assert context_demo_load() == puzzles  # the demo puzzles still load: results do not block them
+    again = context_demo_results_load(puzzles)
+    assert (again.answers.created + again.answers.updated, again.verdicts.updated) == (0, 0)
+    results = organizer_client.get(reverse("puzzles:context_results"))
+    assert results.status_code == 200
+    assert set(results.context["results"].puzzles) == {p.slug for p in puzzles}
+    assert organizer_client.get(reverse("puzzles:context_judges")).status_code == 200
