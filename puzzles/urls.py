@@ -27,4 +27,5 @@ urlpatterns = [
     path("c/<slug:slug>/answers/", views.answer_key, name="answer_key"),
     path("board/<slug:slug>/", views.public_board, name="public_board"),
     path("", include("puzzles.context.urls")),
+    path("", include("puzzles.context.results_urls")),
 ]
