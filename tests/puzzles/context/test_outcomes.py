@@ -455,3 +455,42 @@ def test_the_pure_modules_load_without_django():
     root = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr or "django was imported"
+
+
+@pytest.mark.parametrize("n", [2, 5, 9, 12, 13])
+def test_wilcoxon_enumeration_is_scipys_permutation_distribution(n):
+    """Tied EMs (thirds) at up to 13 pairs: scipy's default enumerates the sign patterns
+    through a general permutation test; ours enumerates them directly, with the same p."""
+    import numpy as np
+
+    from puzzles.context.outcomes import wilcoxon_signed_rank
+
+    rng = np.random.default_rng(n)
+    before = rng.choice([0, 1 / 3, 2 / 3, 1], n)
+    after = rng.choice([0, 1 / 3, 2 / 3, 1], n)
+    if np.all(before == after):
+        after[0] = 1 - before[0] or 1.0
+    statistic, p, exact = wilcoxon_signed_rank(list(before), list(after))
+    oracle = sps.wilcoxon(before, after)
+    assert exact
+    assert p == pytest.approx(float(oracle.pvalue))
+    assert statistic == pytest.approx(float(oracle.statistic))
+
+
+def test_wilcoxon_past_enumeration_uses_scipys_exact_or_normal():
+    import numpy as np
+
+    from puzzles.context.outcomes import wilcoxon_signed_rank
+
+    distinct_before = list(np.arange(20) / 7.0 + 0.01)
+    distinct_after = [b - (i + 1) * 0.013 * (-1) ** i for i, b in enumerate(distinct_before)]
+    _, p, exact = wilcoxon_signed_rank(distinct_before, distinct_after)
+    assert exact
+    assert p == pytest.approx(
+        float(sps.wilcoxon(distinct_before, distinct_after, method="exact").pvalue)
+    )
+    rng = np.random.default_rng(1)
+    tied_before, tied_after = rng.choice([0, 0.5, 1], 60), rng.choice([0, 0.5, 1], 60)
+    _, p, exact = wilcoxon_signed_rank(list(tied_before), list(tied_after))
+    assert not exact
+    assert p == pytest.approx(float(sps.wilcoxon(tied_before, tied_after, method="approx").pvalue))
