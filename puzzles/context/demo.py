@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import json
 
-from ..models import ContextPuzzle
+from ..models import ContextPuzzle, JudgeVerdict, SolverAnswer
 from .selectors import puzzle_inputs
 from .services import puzzle_specs_read, puzzles_import
 
@@ -97,21 +97,38 @@ DEMO_PUZZLES: list[dict] = [
 
 
 def context_demo_load() -> list[ContextPuzzle]:
-    """Load the demo puzzles; return them. Running it again changes nothing."""
+    """Load the demo puzzles with invented solver answers and judge verdicts; return the
+    puzzles. Running it again changes nothing."""
+    from .demo_results import context_demo_results_load
+
     puzzles = demo_puzzles_load()
+    context_demo_results_load(puzzles)
     return puzzles
 
 
 def demo_puzzles_load() -> list[ContextPuzzle]:
-    """Import, through `puzzles_import`, each demo puzzle that is missing or differs."""
+    """Import, through `puzzles_import`, each demo puzzle that is missing or differs; one
+    with results already (the import refuses to replace those) is left as it is."""
     specs = puzzle_specs_read(DEMO_PUZZLES, file=DEMO_FILE)
-    stored = {p.slug: p for p in ContextPuzzle.objects.filter(slug__in=[s.slug for s in specs])}
+    slugs = [s.slug for s in specs]
+    stored = {p.slug: p for p in ContextPuzzle.objects.filter(slug__in=slugs)}
+    with_results = set(
+        SolverAnswer.objects.filter(puzzle__slug__in=slugs).values_list("puzzle__slug", flat=True)
+    ) | set(
+        JudgeVerdict.objects.filter(puzzle__slug__in=slugs).values_list("puzzle__slug", flat=True)
+    )
+
+    def differs(spec) -> bool:
+        puzzle = stored[spec.slug]
+        return puzzle_inputs(puzzle) != (spec.examples, spec.questions) or (
+            puzzle.title,
+            puzzle.language,
+        ) != (spec.title, spec.language)
+
     changed = [
         entry
         for entry, spec in zip(DEMO_PUZZLES, specs, strict=True)
-        if spec.slug not in stored
-        or puzzle_inputs(stored[spec.slug]) != (spec.examples, spec.questions)
-        or (stored[spec.slug].title, stored[spec.slug].language) != (spec.title, spec.language)
+        if spec.slug not in stored or (spec.slug not in with_results and differs(spec))
     ]
     if changed:
         puzzles_import(stream=io.StringIO(json.dumps(changed)), file=DEMO_FILE)

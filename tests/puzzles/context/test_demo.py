@@ -51,9 +51,18 @@ def test_the_demo_has_a_fragile_and_a_robust_puzzle():
 
 
 def test_a_demo_puzzle_edited_by_hand_is_restored_and_the_others_are_left_alone():
+    from puzzles.models import JudgeVerdict, SolverAnswer
+
     context_demo_load()
-    before = _state()
+    # With results, a puzzle is not replaced (the import refuses to): the edit stays.
     ContextExample.objects.filter(puzzle__slug="demo-vashko", position=1).update(foreign="x")
+    context_demo_load()
+    vashko = ContextPuzzle.objects.get(slug="demo-vashko")
+    assert vashko.examples.get(position=1).foreign == "x"
+    # Without results, the demo restores it and leaves the other puzzles alone.
+    SolverAnswer.objects.filter(puzzle=vashko).delete()
+    JudgeVerdict.objects.filter(puzzle=vashko).delete()
+    before = _state()
     context_demo_load()
     after = _state()
     vashko = ContextPuzzle.objects.get(slug="demo-vashko")
