@@ -40,6 +40,12 @@ def test_pages_have_no_inline_script_or_handler(client, username):
             reverse("puzzles:leaderboard", args=["demo"]),
             reverse("grading:jury", args=["demo"]),
             reverse("grading:rubric", args=["demo", 1]),
+            reverse("grading:review", args=["demo"]),
+            reverse("accounts:list"),
+            reverse("puzzles:context_corpus"),
+            reverse("puzzles:context_puzzle", args=["demo-tolmeric"]),
+            reverse("puzzles:context_results"),
+            reverse("puzzles:context_judges"),
         ]
     for url in urls:
         response = client.get(url)
