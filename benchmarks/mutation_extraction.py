@@ -125,6 +125,18 @@ def code_state() -> str:
     )
 
 
+def print_per_function(by_name: dict[str, str]) -> None:
+    """Print each mutated function's mutants: killed, survived, other."""
+    per_function: dict[str, Counter] = defaultdict(Counter)
+    for name, status in by_name.items():
+        per_function[function_of(name)][status] += 1
+    print(f"\n{'function':<52}{'mutants':>8}{'killed':>8}{'survived':>9}{'other':>7}")
+    for function, c in sorted(per_function.items()):
+        total_f = sum(c.values())
+        other = total_f - c["killed"] - c["survived"]
+        print(f"{function:<52}{total_f:>8}{c['killed']:>8}{c['survived']:>9}{other:>7}")
+
+
 def percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
@@ -203,14 +215,7 @@ def main() -> int:
         f"{args.equivalent.relative_to(REPO) if args.equivalent.is_relative_to(REPO) else args.equivalent})"
     )
 
-    per_function: dict[str, Counter] = defaultdict(Counter)
-    for name, status in by_name.items():
-        per_function[function_of(name)][status] += 1
-    print(f"\n{'function':<52}{'mutants':>8}{'killed':>8}{'survived':>9}{'other':>7}")
-    for function, c in sorted(per_function.items()):
-        total_f = sum(c.values())
-        other = total_f - c["killed"] - c["survived"]
-        print(f"{function:<52}{total_f:>8}{c['killed']:>8}{c['survived']:>9}{other:>7}")
+    print_per_function(by_name)
 
     if args.list_survivors:
         print(f"\nSurvivors ({len(survivors)}), by function")

@@ -36,7 +36,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 from mutation_extraction import (
@@ -47,6 +47,7 @@ from mutation_extraction import (
     mutmut_command,
     number_of,
     percent,
+    print_per_function,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -140,14 +141,7 @@ def report(by_name: dict[str, str], listed: dict[str, str], equivalent_file: Pat
         f"({counts['killed']} / {relevant}; {len(equivalent)} equivalent survivors in "
         f"{equivalent_file.name})"
     )
-    per_function: dict[str, Counter] = defaultdict(Counter)
-    for name, status in by_name.items():
-        per_function[function_of(name)][status] += 1
-    print(f"\n{'function':<52}{'mutants':>8}{'killed':>8}{'survived':>9}{'other':>7}")
-    for function, c in sorted(per_function.items()):
-        total_f = sum(c.values())
-        other = total_f - c["killed"] - c["survived"]
-        print(f"{function:<52}{total_f:>8}{c['killed']:>8}{c['survived']:>9}{other:>7}")
+    print_per_function(by_name)
     return sorted(
         (n for n, s in by_name.items() if s == "survived"),
         key=lambda n: (function_of(n), number_of(n)),
