@@ -65,7 +65,9 @@ MEDALS = (
 )
 
 WIDTH = 7.0  # inches; the SVG is scaled to its container (width 100%), so this sets text size
-LABEL_CHARS = shared.LABEL_CHARS  # longer names are cut with an ellipsis (the tables show them whole)
+LABEL_CHARS = (
+    shared.LABEL_CHARS
+)  # longer names are cut with an ellipsis (the tables show them whole)
 # Beyond this many systems a chart names only the ones a reader looks for (the best and the
 # most divergent) and says so; hundreds of overlapping names are unreadable and slow to draw.
 NAMED = 30

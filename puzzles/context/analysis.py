@@ -361,8 +361,16 @@ def optimal_deletion(
         return OptimumSearch(k=k, combinations=total, cap=cap, best=None)
     best: tuple[int, ...] = ()
     best_damage = -1
+    # Only questions k deletions can damage (deletion distance at most k) can count; their
+    # token masks, with each token's examples as one bitmask, are all a subset is tested on.
+    reachable = [
+        alts
+        for q, alts in zip(analysis.questions, analysis.masks, strict=True)
+        if q.distance is not None and q.distance <= k
+    ]
     for chosen in combinations(range(1, analysis.n_examples + 1), k):
-        damage = _damage(analysis, _mask(chosen))
+        gone = _mask(chosen)
+        damage = sum(1 for alts in reachable if _lost(alts, gone))
         if damage > best_damage:
             best, best_damage = chosen, damage
     deletion = Deletion(deleted=best, damaged_questions=analysis.damaged_questions(best))

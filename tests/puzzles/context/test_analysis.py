@@ -208,3 +208,22 @@ def test_the_analysis_module_is_pure():
         for alias in node.names
     }
     assert not any(name.startswith(("django", "puzzles", "grading")) for name in imported)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_exact_optimum_is_every_subsets_best(seed):
+    """The search skips questions k deletions cannot reach: the best damage is unchanged."""
+    import random
+    from itertools import combinations
+
+    from puzzles.context.analysis import analyse, optimal_deletion
+    from tests.puzzles.context.random_puzzles import random_puzzle
+
+    spec = random_puzzle(random.Random(seed), slug=f"p{seed}", n_examples=12, n_questions=10)
+    analysis = analyse(spec.examples, spec.questions)
+    for k in (1, 2, 3):
+        best = max(
+            len(analysis.damaged_questions(chosen))
+            for chosen in combinations(range(1, analysis.n_examples + 1), k)
+        )
+        assert optimal_deletion(analysis, k).best.damage == best

@@ -295,7 +295,6 @@ def test_the_pages_take_the_same_number_of_queries_at_two_sizes(organizer_client
 
 def test_demo_results_on_the_demo_puzzles(organizer_client):
     from puzzles.context.demo import context_demo_load
-
     from puzzles.models import JudgeVerdict, SolverAnswer
 
     puzzles = context_demo_load()  # the puzzles with their invented results
