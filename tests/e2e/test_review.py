@@ -102,10 +102,17 @@ def test_organizer_reads_the_review_and_downloads_the_report(page, live_server, 
     expect(sentence).to_contain_text("4 systems")
     expect(sentence).to_contain_text(f"{review.correlation.spearman:.2f}")
 
-    # Charts: server-side SVG inline in the page, with the systems on them.
-    scatter = page.locator("figure.chart svg").first
-    expect(scatter).to_be_visible()
-    assert page.locator("figure.chart svg").count() >= 4
+    # Charts: server-side SVG, each an image of its own URL, loaded and drawn.
+    charts = page.locator("figure.chart img")
+    expect(charts.first).to_be_visible()
+    assert charts.count() == 5
+    for index in range(charts.count()):
+        chart = charts.nth(index)
+        expect(chart).to_have_attribute("alt", re.compile(r"\w"))
+        chart.scroll_into_view_if_needed()
+        page.wait_for_function(
+            "img => img.complete && img.naturalWidth > 0", arg=chart.element_handle()
+        )
 
     # Medals and placement: each system's row says its medal and its place.
     systems = page.locator("table").first
