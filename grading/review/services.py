@@ -37,7 +37,7 @@ from .stats import (
     correlations,
     criterion_difficulty,
     medal,
-    placement,
+    placements,
     spread,
 )
 
@@ -324,13 +324,17 @@ def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
     thresholds = {k: _float(v) for k, v in data.thresholds.items()}
     counted = [p.number for p in data.problems if p.counted]
     rows = []
-    for system in data.systems:
+    by_problem = [{n: _float(s.by_problem.get(n)) for n in counted} for s in data.systems]
+    jury_totals = [
+        None if not values or None in values else sum(values)
+        for values in (list(p.values()) for p in by_problem)
+    ]
+    places = placements(jury_totals, contestants)  # the contestants sorted once
+    for system, jury_by_problem, jury_total, place in zip(
+        data.systems, by_problem, jury_totals, places, strict=True
+    ):
         auto = data.auto.get(system.system_id)
         overall = auto.overall if auto else None
-        jury_by_problem = {n: _float(system.by_problem.get(n)) for n in counted}
-        values = list(jury_by_problem.values())
-        jury_total = None if not values or None in values else sum(values)
-        place = placement(jury_total, contestants)
         rows.append(
             {
                 "system": system.name,

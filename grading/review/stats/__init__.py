@@ -31,7 +31,7 @@ from .correlation import (
     spread,
 )
 from .explanations import ExplanationScreen, explanation_screen
-from .placement import MEDALS, Placement, medal, placement
+from .placement import MEDALS, Placement, medal, placement, placements
 
 __all__ = [
     "DEVIATION_MARGIN",
@@ -58,6 +58,7 @@ __all__ = [
     "krippendorff_alpha_interval",
     "medal",
     "placement",
+    "placements",
     "rater_deviation",
     "reliabilities",
     "spread",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -24,15 +25,26 @@ class Placement:
 
 def placement(total: object, contestant_totals: Sequence[object]) -> Placement:
     """Place a total among the contestants' totals (missing totals are ignored)."""
-    others = present(contestant_totals)
-    value = as_float(total)
-    if not others:
-        return Placement(0, None, None, "No contestant totals have been imported.")
-    if value is None:
-        return Placement(len(others), None, None, "There is no total to place yet.")
-    higher = sum(1 for t in others if t > value)
-    lower = sum(1 for t in others if t < value)
-    return Placement(len(others), 1 + higher, 100 * lower / len(others))
+    return placements([total], contestant_totals)[0]
+
+
+def placements(totals: Sequence[object], contestant_totals: Sequence[object]) -> list[Placement]:
+    """Place each total among the contestants' totals: the same as placement() each, with
+    the contestants sorted once (hundreds of systems among hundreds of contestants)."""
+    others = sorted(present(contestant_totals))
+    n = len(others)
+    out = []
+    for total in totals:
+        value = as_float(total)
+        if not others:
+            out.append(Placement(0, None, None, "No contestant totals have been imported."))
+        elif value is None:
+            out.append(Placement(n, None, None, "There is no total to place yet."))
+        else:
+            higher = n - bisect_right(others, value)
+            lower = bisect_left(others, value)
+            out.append(Placement(n, 1 + higher, 100 * lower / n))
+    return out
 
 
 def medal(total: object, thresholds: Mapping[str, object]) -> str | None:

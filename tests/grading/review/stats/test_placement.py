@@ -51,3 +51,25 @@ def test_medal_skips_thresholds_not_set():
     assert medal(56, thresholds) == "silver"
     assert medal(56, {}) is None
     assert MEDALS[0] == "gold"
+
+
+def test_placements_count_strictly_higher_and_lower_totals():
+    """Against the definition, counted one by one: rank 1 + strictly higher, percentile the
+    share strictly lower (ties at the total are neither)."""
+    import random
+
+    from grading.review.stats import placements
+
+    rng = random.Random(7)
+    contestants = [rng.choice([None, *range(0, 40)]) for _ in range(120)]
+    known = [float(c) for c in contestants if c is not None]
+    totals = [-1, 0, 12, 12.5, 39, 40, *rng.sample(range(0, 40), 10)]
+    for total, place in zip(totals, placements(totals, contestants), strict=True):
+        higher = sum(1 for c in known if c > total)
+        lower = sum(1 for c in known if c < total)
+        assert (place.n, place.equivalent_rank) == (len(known), 1 + higher)
+        assert place.percentile == 100 * lower / len(known)
+    [missing] = placements([None], contestants)
+    assert missing.equivalent_rank is None and missing.note
+    [none] = placements([3], [])
+    assert none.n == 0 and none.note == "No contestant totals have been imported."
