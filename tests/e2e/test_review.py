@@ -87,8 +87,11 @@ def _juror_urls(live_server) -> list[str]:
 def test_organizer_reads_the_review_and_downloads_the_report(page, live_server, graded):
     review = graded
     assert review.provisional and review.correlation.n == 4
+    # The demo grades two problem-1 papers before the fixture (which two depends on the
+    # papers' random codes), so only the top system's medal is certain here; the page is
+    # checked against the service's medal of every system below.
     medals = {s.system: s.medal for s in review.systems}
-    assert medals["Frontier-A"] == "gold" and medals["OpenModel-7B"] is None
+    assert medals["Frontier-A"] == "gold"
 
     login(page, live_server, "organizer", PASSWORD)
     page.goto(f"{live_server.url}/c/{SLUG}/")
