@@ -40,7 +40,6 @@ from collections import Counter
 from pathlib import Path
 
 from mutation_extraction import (
-    NAME,
     REPORTED,
     equivalent_names,
     function_of,
@@ -49,6 +48,7 @@ from mutation_extraction import (
     percent,
     print_per_function,
 )
+from mutation_extraction import statuses as extraction_statuses
 
 REPO = Path(__file__).resolve().parent.parent
 WORKSPACE = REPO / "build" / "mutation-marks"
@@ -86,17 +86,8 @@ def mutmut(*args: str, capture: bool = True) -> subprocess.CompletedProcess:
 
 
 def statuses() -> dict[str, str]:
-    """Return every mutant's status, by name, as `mutmut results --all true` prints it."""
-    done = mutmut("results", "--all", "true")
-    if done.returncode:
-        print(done.stdout, done.stderr, sep="\n")
-        sys.exit(3)
-    result = {}
-    for line in done.stdout.splitlines():
-        name, sep, status = line.strip().rpartition(": ")
-        if sep and NAME.match(name):
-            result[name] = status
-    return result
+    """Every mutant's status, by name, in this script's workspace."""
+    return extraction_statuses(mutmut)
 
 
 def code_state() -> str:
