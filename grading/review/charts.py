@@ -44,15 +44,15 @@ from ioleval import charts as shared
 # --- style: one place ------------------------------------------------------------------------
 
 # Okabe & Ito's colour-blind-safe palette (Color Universal Design), in the order we use it.
-BLUE = "#0072B2"
-ORANGE = "#E69F00"
-GREEN = "#009E73"
-VERMILLION = "#D55E00"
+BLUE = shared.BLUE
+ORANGE = shared.ORANGE
+GREEN = shared.GREEN
+VERMILLION = shared.VERMILLION
 SKY = "#56B4E9"
 PURPLE = "#CC79A7"
 YELLOW = "#F0E442"
 BLACK = "#000000"
-GREY = "#999999"
+GREY = shared.GREY
 LIGHT = "#C9DCEB"  # the contestants' histogram, behind everything else
 PALETTE = (BLUE, ORANGE, GREEN, VERMILLION, SKY, PURPLE, YELLOW, BLACK)
 

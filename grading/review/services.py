@@ -160,7 +160,11 @@ class Review:
     # (grading.review.observations); review_build adds them, they need their own queries.
     agreement: tuple[ProblemAgreement, ...] = field(default_factory=tuple)
     observations: TagCounts | None = None
-    problem_intervals: bool = True  # per-problem correlations have bootstrap intervals
+
+    @property
+    def problem_intervals(self) -> bool:
+        """Whether the per-problem correlations have bootstrap intervals (few enough systems)."""
+        return len(self.systems) <= PROBLEM_INTERVALS_UP_TO
 
     @property
     def problem_intervals_note(self) -> str:
@@ -418,7 +422,6 @@ def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
         jury_maximum=float(data.jury_maximum),
         correlation=correlation,
         problem_correlations=problem_correlations,
-        problem_intervals=problem_intervals,
         ranges=_ranges(systems),
         divergences=divergences,
         divergent_papers=tuple(

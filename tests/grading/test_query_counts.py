@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 MAX_QUERIES = 15
 
 
-def _build(n_papers: int, n_jurors: int = 3, n_criteria: int = 10):
+def _build(n_papers: int, n_jurors: int = 3, n_criteria: int = 10, first_code: int = 0):
     """Build one problem with n papers, each graded and submitted by n jurors."""
     competition = Competition.objects.create(slug=f"scale{n_papers}", name="Scale")
     problem = Problem.objects.create(competition=competition, number=1, context="data ɮ ʁ")
@@ -58,7 +58,8 @@ def _build(n_papers: int, n_jurors: int = 3, n_criteria: int = 10):
         for s in systems
     )
     papers = Paper.objects.bulk_create(
-        Paper(system=s, problem=problem, code=f"P1-{i:04d}") for i, s in enumerate(systems)
+        Paper(system=s, problem=problem, code=f"P1-{first_code + i:04d}")
+        for i, s in enumerate(systems)
     )
     User = get_user_model()
     jurors = [User.objects.create_user(f"j{n_papers}_{i}") for i in range(n_jurors)]
@@ -106,3 +107,33 @@ def test_juror_home_queries_are_constant(client, django_assert_max_num_queries, 
     with django_assert_max_num_queries(MAX_QUERIES):
         response = client.get(reverse("grading:home"))
     assert response.status_code == 200
+
+
+def _organizer():
+    from ioleval.roles import ORGANIZER
+
+    user = get_user_model().objects.create_user("org-queries")
+    user.groups.add(Group.objects.get_or_create(name=ORGANIZER)[0])
+    return user
+
+
+@pytest.mark.parametrize(
+    "route",
+    ["grading:totals", "grading:jury", "accounts:list"],
+)
+def test_organizer_lists_take_as_many_queries_at_both_sizes(client, route):
+    """Totals and the jury page list the systems, the accounts page every juror with
+    their load: the number of queries does not grow with papers or jurors."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(_organizer())
+    counts = []
+    for n_papers, n_jurors, first_code in ((3, 2, 0), (40, 9, 100)):
+        competition, _, _ = _build(n_papers, n_jurors=n_jurors, n_criteria=3, first_code=first_code)
+        args = [] if route == "accounts:list" else [competition.slug]
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(reverse(route, args=args))
+        assert response.status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts
