@@ -117,7 +117,10 @@ def settle(page) -> None:
     database two concurrent writes (a points field and a comment saving at once) fail
     with "database table is locked". One at a time, then.
     """
-    page.wait_for_function("!document.querySelector('.htmx-request')")
+    # Not page.wait_for_function: while it polls, it evaluates its predicate as a string in
+    # the page, which the Content-Security-Policy (no unsafe-eval) refuses. expect() polls
+    # from Playwright's own isolated world.
+    expect(page.locator(".htmx-request")).to_have_count(0)
 
 
 def criterion_form(page, code: str):

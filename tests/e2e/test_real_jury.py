@@ -170,7 +170,10 @@ def create_account(page, username: str, name: str, role: str) -> str:
 
 def settle(page) -> None:
     """Wait until no htmx request is in flight (one write at a time on SQLite)."""
-    page.wait_for_function("!document.querySelector('.htmx-request')")
+    # Not page.wait_for_function: while it polls, it evaluates its predicate as a string in
+    # the page, which the Content-Security-Policy (no unsafe-eval) refuses. expect() polls
+    # from Playwright's own isolated world.
+    expect(page.locator(".htmx-request")).to_have_count(0)
 
 
 def is_mark_post(jury: RealJury, code: str, points: str):
