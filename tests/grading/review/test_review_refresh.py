@@ -52,9 +52,7 @@ def test_without_a_worker_the_page_is_computed_in_the_request(organizer_client, 
     assert "have changed since" not in page
 
 
-def test_a_change_shows_the_last_review_and_queues_one_computation(
-    organizer_client, built, queued
-):
+def test_a_change_shows_the_last_review_and_queues_one_computation(organizer_client, built, queued):
     services.review_refresh(competition_id=built.competition.pk, resamples=10_000)
     _gold("7.25")
     page = organizer_client.get(PAGE).content.decode()
