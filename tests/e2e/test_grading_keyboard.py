@@ -19,6 +19,7 @@ from .conftest import close_contexts, login, new_context
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 CODES = ("1a", "1b", "1c")
+NAVIGATION_TIMEOUT_MS = 30_000
 
 
 @pytest.fixture
@@ -73,6 +74,8 @@ def settle(page) -> None:
 def test_a_juror_grades_on_a_narrow_screen_with_the_keyboard_only(browser, live_server, papers):
     username, (code, following) = papers
     context = new_context(browser, viewport={"width": 390, "height": 844})
+    # A first page load on a busy machine (shared CPUs) can take longer than one click.
+    context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
     refused: list[str] = []
     context.on(
         "console",
