@@ -46,12 +46,16 @@ class Demo:
 @pytest.fixture
 def demo(db) -> Demo:
     from grading.models import Assignment
+    from grading.review.services import review_cached
     from grading.services import rubric_current
     from puzzles.models import Competition, Problem
 
     call_command("demo", verbosity=0)
     competition = Competition.objects.get(slug=SLUG)
     Competition.objects.filter(pk=competition.pk).update(public_board=True)
+    # The review's bootstrap and charts take seconds on a busy machine: build them here,
+    # into the cache the live server (same process) reads, not within a page load's 10 s.
+    review_cached(competition=competition, with_charts=True)
     problem = Problem.objects.get(competition=competition, number=PROBLEM)
     mine = Assignment.objects.filter(paper__problem=problem, juror__username="juror1")
     open_paper = mine.filter(submitted_at__isnull=True).order_by("paper__code").first()
