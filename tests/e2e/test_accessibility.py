@@ -3,9 +3,7 @@
 The data is the demo (``manage.py demo``): problem 3 finalized, problem 1 in discussion
 (two of juror1's and juror2's papers submitted, two open), problem 2 being graded, the
 context lab's demo puzzles. Each role's test visits each of its pages (1280 x 800)
-and fails with one line per violation: page, rule id, impact, help, targets. Pages
-whose violations lie in templates other branches own are audited apart, by an xfail
-test (see ``pending_pages``).
+and fails with one line per violation: page, rule id, impact, help, targets.
 
 At 320 px (a phone, or 1280 px at 400% zoom, WCAG 1.4.10 Reflow) the thread, the
 leaderboard and the totals do not scroll sideways: their wide tables scroll inside a
@@ -107,19 +105,6 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
     }
 
 
-def pending_pages(demo: Demo) -> dict[str, list[str]]:
-    """Pages with violations in templates other branches of issue 11 own this round.
-
-    The grading page (templates/grading/grade.html): its ``.grading section`` panels
-    (``.source`` first) scroll within ``max-height: calc(100vh - 7rem)`` but cannot take
-    the focus, so keyboard users cannot scroll them (axe: scrollable-region-focusable).
-    test_pages_pending_other_branches_pass_axe audits these pages and is expected to fail
-    until that branch gives the panels ``tabindex="0"`` and a name; then move them back
-    into role_pages and drop that test.
-    """
-    return {"juror1": [f"/jury/papers/{demo.open_paper}/", f"/jury/papers/{demo.submitted_paper}/"]}
-
-
 def open_as(browser, live_server, username: str, refused: list[str], contexts: list, **options):
     context = axe_context(browser, refused, **options)
     contexts.append(context)
@@ -154,9 +139,7 @@ def audit(browser, live_server, username: str, paths: list[str]) -> dict[str, li
 
 
 def assert_role_passes(browser, live_server, demo: Demo, username: str) -> None:
-    pending = pending_pages(demo).get(username, [])
-    paths = [p for p in role_pages(demo)[username] if p not in pending]
-    found = audit(browser, live_server, username, paths)
+    found = audit(browser, live_server, username, role_pages(demo)[username])
     assert not found, f"axe (WCAG 2.1 A/AA) as {username or 'anonymous'}:\n" + violations_text(
         found
     )
@@ -176,20 +159,6 @@ def test_chair_pages_pass_axe(browser, live_server, demo):
 
 def test_organizer_pages_pass_axe(browser, live_server, demo):
     assert_role_passes(browser, live_server, demo, "organizer")
-
-
-@pytest.mark.xfail(
-    strict=False,
-    reason="grade.html's scrolling panels are not focusable (scrollable-region-focusable);"
-    " owned by the grading-page branch of issue 11",
-)
-def test_pages_pending_other_branches_pass_axe(browser, live_server, demo):
-    found = {}
-    for username, paths in pending_pages(demo).items():
-        found |= {
-            f"{username} {p}": v for p, v in audit(browser, live_server, username, paths).items()
-        }
-    assert not found, "axe (WCAG 2.1 A/AA):\n" + violations_text(found)
 
 
 # Elements that scroll sideways: each must be a keyboard-reachable, named region.
