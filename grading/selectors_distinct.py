@@ -13,13 +13,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models.fields.json import KT
 from django.http import Http404
+from django.urls import reverse
 
 from puzzles.jury import PendingProposal
 from puzzles.metrics import normalize
 from puzzles.models import Output, Problem, Task
 
 from .models import AnswerProposal, Assignment
+
+STAGES = ("parsed", "extracted")
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,7 @@ class DistinctAnswer:
     codes: list[str]  # paper codes, sorted
     exact: int  # how many of those papers the stored scores count as an exact match
     pending: bool = False  # a juror (any) proposed it and no organizer decided yet
+    links: tuple[tuple[str, str], ...] = ()  # (code, grading page) per paper
 
     @property
     def count(self) -> int:
@@ -92,14 +97,26 @@ def group_answers(rows: Iterable[tuple[str, str, bool]]) -> list[DistinctAnswer]
     return sorted(groups, key=lambda g: (-g.count, g.text == "", g.text))
 
 
-def official_item(output: Output, index: int) -> tuple[str, bool]:
-    """Return an output's answer to one item (from 0) and its exact-match flag, at the stage
-    the grading page shows (parsed, or extracted for free model text)."""
-    stage = output.official_stage
-    items = output.extracted_items if stage == "extracted" else output.parsed_items
-    flags = output.scores.get("iol2026", {}).get(stage, {}).get("item_em", [])
-    answer = items[index] if index < len(items) else ""
-    return str(answer or ""), bool(flags[index]) if index < len(flags) else False
+def _item_fields(index: int) -> dict[str, KT]:
+    """Return the item's answer and exact-match flag at both stages, read in SQL: a page
+    of 300 papers then decodes 300 short strings rather than every output's items and
+    scores."""
+    return {
+        f"{stage}_{name}": KT(f"{path}__{index}")
+        for stage in STAGES
+        for name, path in (
+            ("answer", f"{stage}_items"),
+            ("em", f"scores__iol2026__{stage}__item_em"),
+        )
+    }
+
+
+def _flag(value: object) -> bool:
+    """Return an item_em element read as text (PostgreSQL) or as a number (SQLite) as a flag."""
+    try:
+        return float(value) != 0  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return value in ("true", True)
 
 
 def distinct_page(
@@ -135,12 +152,14 @@ def distinct_page(
         system_id__in=Assignment.objects.filter(juror=user, paper__problem_id=problem_id).values(
             "paper__system_id"
         ),
-    ).only("system_id", "source", "parsed_items", "extracted_items", "scores")
+    ).values("system_id", "source", **_item_fields(item_number - 1))
     rows, answered = [], set()
     for output in outputs:
-        answer, exact = official_item(output, item_number - 1)
-        rows.append((code_of[output.system_id], answer, exact))
-        answered.add(output.system_id)
+        # The stage the grading page shows: parsed, or extracted for free model text.
+        stage = "extracted" if output["source"] == Output.Source.MODEL_TEXT else "parsed"
+        answer = output[f"{stage}_answer"] or ""
+        rows.append((code_of[output["system_id"]], answer, _flag(output[f"{stage}_em"])))
+        answered.add(output["system_id"])
     proposals = list(
         AnswerProposal.objects.filter(task=task, item_number=item_number).only(
             "answer",
@@ -153,8 +172,16 @@ def distinct_page(
         )
     )
     pending = {p.normalized for p in proposals if p.status == AnswerProposal.Status.PENDING}
+    # One reverse() for 300 links: per link, the url tag was most of the page's time.
+    head, tail = reverse("grading:grade", args=["CODE"]).split("CODE")
     answers = [
-        DistinctAnswer(a.text, a.codes, a.exact, pending=a.text in pending)
+        DistinctAnswer(
+            a.text,
+            a.codes,
+            a.exact,
+            pending=a.text in pending,
+            links=tuple((code, f"{head}{code}{tail}") for code in a.codes),
+        )
         for a in group_answers(rows)
     ]
     return DistinctPage(
