@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from grading.models import (
+    AnswerProposal,
     Assignment,
     DiscussionComment,
     Mark,
@@ -37,6 +38,7 @@ def _state():
             ProblemJury,
             ObservationTag,
             Paper,
+            AnswerProposal,
         )
     ] + [sorted(Mark.objects.values_list("pk", "points", "comment"))]
 
