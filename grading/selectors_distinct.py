@@ -80,10 +80,6 @@ class DistinctPage:
     navigation: list[TaskItems]
     papers: int
 
-    @property
-    def key_normalized(self) -> set[str]:
-        return {normalize(a) for a in self.key}
-
 
 def group_answers(rows: Iterable[tuple[str, str, bool]]) -> list[DistinctAnswer]:
     """Group (paper code, answer, exact) rows by normalized answer, most frequent first."""

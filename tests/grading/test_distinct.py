@@ -262,3 +262,35 @@ def test_jurors_are_refused_the_organizer_routes(client, scene):
     assert AnswerProposal.objects.get().status == "pending"
     client.force_login(OrganizerFactory())
     assert client.get(_url(scene)).status_code == 403
+
+
+def test_the_service_refuses_a_stranger_and_answers_empty_once_normalized(scene):
+    from grading.errors import GradingError
+    from grading.services import proposal_create
+
+    stranger = JurorFactory()
+    with pytest.raises(GradingError, match="no paper of this problem"):
+        proposal_create(juror=stranger, task=scene.task, item_number=1, answer="x", reason="y")
+    with pytest.raises(GradingError, match="empty once normalized"):
+        proposal_create(juror=scene.juror, task=scene.task, item_number=1, answer="'.'", reason="y")
+    with pytest.raises(GradingError, match="items 1 to 2"):
+        proposal_create(juror=scene.juror, task=scene.task, item_number=3, answer="x", reason="y")
+    assert not AnswerProposal.objects.exists()
+
+
+def test_accepting_an_answer_the_key_took_meanwhile_is_refused(scene):
+    from grading.errors import GradingError
+    from grading.services import proposal_accept, proposal_create
+    from puzzles.services import answer_key_amend
+
+    proposal = proposal_create(
+        juror=scene.juror, task=scene.task, item_number=1, answer="Tasorelun", reason="variant"
+    )
+    answer_key_amend(task=scene.task, item_number=1, add="tasorelun.")
+    with pytest.raises(GradingError, match="accepts 'Tasorelun' for item 1 already"):
+        proposal_accept(
+            competition=scene.problem.competition, proposal_id=proposal.pk, user=OrganizerFactory()
+        )
+    proposal.refresh_from_db()
+    assert proposal.status == "pending"
+    assert AnswerAmendment.objects.count() == 1
