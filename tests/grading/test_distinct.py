@@ -143,6 +143,7 @@ def test_refused_proposals_write_nothing_and_say_why_at_the_field(
     assert message in html
     assert f'aria-describedby="{field}-error"' in html
     assert f'id="{field}-error"' in html
+    assert html.count("autofocus") == 1  # focus lands on the refused field
     # The typed text is kept; a reload no longer shows the refusal.
     assert client.get(_url(scene)).content.decode().count("aria-invalid") == 0
 
