@@ -29,6 +29,17 @@ urlpatterns = [
     path("jury/papers/<code:code>/paper.txt", views.paper_text_download, name="paper_text"),
     path("jury/problems/<int:problem_id>/packet.pdf", views.packet_download, name="packet_pdf"),
     path("jury/papers/<code:code>/tags/", views.tags_save, name="tags"),
+    path("jury/problems/<int:problem_id>/answers/", views.distinct_answers, name="distinct_first"),
+    path(
+        "jury/problems/<int:problem_id>/answers/<int:task_number>/<int:item_number>/",
+        views.distinct_answers,
+        name="distinct",
+    ),
+    path(
+        "jury/problems/<int:problem_id>/answers/<int:task_number>/<int:item_number>/propose/",
+        views.proposal_create,
+        name="propose",
+    ),
     path("jury/papers/<code:code>/criteria/<int:criterion_id>/", views.thread, name="thread"),
     path(
         "jury/papers/<code:code>/criteria/<int:criterion_id>/<str:action>/",

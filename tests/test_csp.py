@@ -33,11 +33,16 @@ def test_pages_have_no_inline_script_or_handler(client, username):
     if username == "juror1":
         code = Assignment.objects.filter(juror=user).values_list("paper__code", flat=True)[0]
         urls.append(reverse("grading:grade", args=[code]))
+        problem_id = Assignment.objects.filter(juror=user).values_list(
+            "paper__problem_id", flat=True
+        )[0]
+        urls.append(reverse("grading:distinct_first", args=[problem_id]))
     if username == "chair":
         urls.append(reverse("grading:sheet", args=["demo", 1]))
     if username == "organizer":
         urls = [
             reverse("puzzles:leaderboard", args=["demo"]),
+            reverse("puzzles:answer_key", args=["demo"]),
             reverse("grading:jury", args=["demo"]),
             reverse("grading:rubric", args=["demo", 1]),
             reverse("grading:review", args=["demo"]),

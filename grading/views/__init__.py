@@ -1,6 +1,7 @@
 """Views of the jury, by role."""
 
 from .chair import finalize, sheet, thread, thread_post, tolerance
+from .distinct import distinct_answers, proposal_create
 from .juror import grade, juror_home, mark_save, submit, tags_save
 from .organizer import (
     assign,
@@ -33,10 +34,12 @@ __all__ = [
     "batch_status",
     "batch_zip",
     "packet_download",
+    "proposal_create",
     "paper_download",
     "paper_text_download",
     "assign",
     "contestants_upload",
+    "distinct_answers",
     "explanations",
     "explanations_export",
     "review_inputs",
