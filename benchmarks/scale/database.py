@@ -80,6 +80,8 @@ def django_setup(database_url: str, broker_url: str) -> None:
     os.environ["DJANGO_DEBUG"] = "false"  # no query log; the cached template loader
     os.environ["DJANGO_ALLOWED_HOSTS"] = HOST
     os.environ["CELERY_BROKER_URL"] = broker_url
+    if broker_url == "memory://":  # tasks are queued in this process and run by nobody
+        os.environ.setdefault("CELERY_RESULT_BACKEND", "cache+memory://")
     os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
     import django
 
