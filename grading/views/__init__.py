@@ -1,5 +1,6 @@
 """Views of the jury, by role."""
 
+from .by_criterion import by_criterion
 from .chair import finalize, sheet, thread, thread_post, tolerance
 from .juror import grade, juror_home, mark_save, submit, tags_save
 from .organizer import (
@@ -32,6 +33,7 @@ __all__ = [
     "batch_start",
     "batch_status",
     "batch_zip",
+    "by_criterion",
     "packet_download",
     "paper_download",
     "paper_text_download",
