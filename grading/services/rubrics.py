@@ -56,8 +56,8 @@ class CriterionSpec:
             data["task"] = self.task_id
         if self.items:
             data["items"] = list(self.items)
-        if self.task_id and self.items:
-            data["suggest"] = self.suggest
+        if self.task_id and self.items and self.suggest != Criterion.SuggestRule.SHARE:
+            data["suggest"] = self.suggest  # share, the default there, goes without saying
         if self.points_per_item is not None:
             data["points_per_item"] = float(self.points_per_item)
         return data
@@ -174,6 +174,13 @@ def criterion_spec_parse(data: object, *, where: str, tasks: dict[str, Task]) ->
     )
 
 
+def _rule_in_effect(criterion: Criterion) -> str:
+    """Return a saved criterion's suggestion rule as an import would set it: none without
+    task and items, whatever the field says."""
+    applies = criterion.kind == Criterion.Kind.ASSIGNMENT and criterion.task_id and criterion.items
+    return criterion.suggest_rule if applies else Criterion.SuggestRule.NONE
+
+
 def _suggestion_parse(
     data: dict, *, where: str, kind: str, task_id: str, items: list, maximum: Decimal
 ) -> tuple[str, Decimal | None]:
@@ -267,11 +274,11 @@ def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> Ru
             what.append(f"step {before.step} -> {spec.step}")
         if before.title != spec.title or before.description != spec.description:
             what.append("wording")
-        if (before.suggest_rule, before.suggest_points_per_item) != (
-            spec.suggest,
-            spec.points_per_item,
-        ):
-            what.append(f"suggestion {before.suggest_rule} -> {spec.suggest}")
+        # A change of the rule alone (changes of task or items are not listed).
+        rule = _rule_in_effect(before)
+        both = before.task_id and before.items and spec.task_id and spec.items
+        if both and (rule, before.suggest_points_per_item) != (spec.suggest, spec.points_per_item):
+            what.append(f"suggestion {rule} -> {spec.suggest}")
         if what:
             change.changed[code] = ", ".join(what)
         bad = [
@@ -539,7 +546,7 @@ def rubrics_export(competition: Competition) -> dict:
                         step=c.step,
                         task_id=c.task.external_id if c.task else "",
                         items=tuple(c.items),
-                        suggest=c.suggest_rule,
+                        suggest=_rule_in_effect(c),
                         points_per_item=c.suggest_points_per_item,
                     ).as_json()
                     for c in rubric.criteria.select_related("task").order_by("order")

@@ -159,7 +159,9 @@ def test_a_submitted_papers_field_is_disabled_and_shows_the_other_marks(client, 
     client.force_login(data.juror)
     body = client.get(url(data, paper=paper.code)).content.decode()
     assert 'name="points"' in body and "disabled" not in body
-    assert "note of bycrit-other" not in body and "bycrit-other 0" not in body  # blind before submitting
+    assert (
+        "note of bycrit-other" not in body and "bycrit-other 0" not in body
+    )  # blind before submitting
     Assignment.objects.filter(paper=paper, juror=data.juror).update(submitted_at=timezone.now())
     response = client.get(url(data, paper=paper.code))
     body = response.content.decode()

@@ -49,7 +49,7 @@ def test_rules_are_imported_with_share_as_the_default(competition):  # noqa: F81
         "1e": ("none", None),
     }
     exported = rubrics_export(competition)["problems"][0]["criteria"]
-    assert exported[0]["suggest"] == "share"
+    assert "suggest" not in exported[0]  # share is the default with task and items
     assert exported[1]["suggest"] == "per_item" and exported[1]["points_per_item"] == 1.5
     assert "suggest" not in exported[3]
     # The export imports back as it was.
