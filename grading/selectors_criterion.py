@@ -145,7 +145,8 @@ def by_criterion_page(
         raise Http404("no paper of this problem is yours")
     marks = {
         m.assignment_id: m
-        for m in Mark.objects.filter(assignment__in=assignments, criterion=criterion)
+        # No default ordering: it would join the assignment, paper and problem for nothing.
+        for m in Mark.objects.filter(assignment__in=assignments, criterion=criterion).order_by()
     }
     papers = [
         CriterionPaper(
@@ -165,13 +166,13 @@ def by_criterion_page(
     paper = assignment.paper
     paper.problem = problem
     tasks = list(problem.tasks.order_by("number"))
-    if criterion.task_id:
+    if criterion.task_id:  # the criterion's task alone (its items are picked below)
         tasks = [t for t in tasks if t.pk == criterion.task_id]
     outputs = {
         o.task_id: o
-        for o in Output.objects.filter(system_id=paper.system_id, task__in=tasks).only(
-            "task_id", "source", "parsed_items", "extracted_items", "explanation", "scores"
-        )
+        for o in Output.objects.filter(system_id=paper.system_id, task__in=tasks)
+        .order_by()
+        .only("task_id", "source", "parsed_items", "extracted_items", "explanation", "scores")
     }
     shown = [outputs.get(t.pk) for t in tasks]
     answers = paper_answers(paper, tasks, shown)
