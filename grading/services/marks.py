@@ -267,6 +267,7 @@ def mark_revise(
             raise GradingError("a submitted mark cannot be blank", field="points")
         mark = _mark_get_or_build(assignment, criterion)
         mark.points = value
+        mark.from_suggestion = False  # a revision is the juror's own value
         mark._history_user = assignment.juror
         mark._change_reason = reason.strip()
         mark.save()

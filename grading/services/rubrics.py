@@ -385,6 +385,7 @@ def _marks_carry_over(*, old: Rubric, new: dict[str, Criterion]) -> None:
             mark.criterion = target
             if not _fits(mark.points, target):
                 mark.points = None
+                mark.from_suggestion = False
                 Assignment.objects.filter(pk=mark.assignment_id).update(submitted_at=None)
             mark._change_reason = reason
             mark.save()

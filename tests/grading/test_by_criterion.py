@@ -209,3 +209,17 @@ def test_the_home_page_links_every_criterion(client, data):
     assert "Grade by criterion" in body
     for code in data.criteria:
         assert f'href="{url(data, code)}"' in body
+
+
+def test_a_revision_after_discussion_is_no_accepted_suggestion(data):
+    from grading.services import mark_revise
+
+    paper = data.papers[1]
+    mark = save(data, "1a", paper, "0.5", from_suggestion=True)
+    assignment = Assignment.objects.get(paper=paper, juror=data.juror)
+    Assignment.objects.filter(pk=assignment.pk).update(submitted_at=timezone.now())
+    assignment.refresh_from_db()
+    mark_revise(assignment=assignment, criterion=data.criteria["1a"], points="0.5", reason="r")
+    mark.refresh_from_db()
+    assert mark.from_suggestion is False
+    assert mark.history.latest().from_suggestion is False
