@@ -5,6 +5,7 @@ with Enter; the marks are then in the database with the accepted flag as done.""
 from __future__ import annotations
 
 import re
+import urllib.request
 from decimal import Decimal
 
 import pytest
@@ -25,10 +26,17 @@ def suggestion_1a(index: int) -> Decimal:
     return {0: Decimal(0), 1: Decimal("0.5"), 2: Decimal(1), 3: Decimal(2)}[matched]
 
 
+# Twenty papers, three requests each, and the live server's first request: more than the
+# conftest's 60 s on a busy machine.
+@pytest.mark.timeout(150)
 def test_a_juror_grades_a_criterion_across_papers_with_the_keyboard(live_server, new_page):
     from grading.models import Mark
 
     data = build(PAPERS)
+    # The live server's first request imports every view (7 to 15 s on a busy 2-core machine,
+    # past the browser's 10 s bound): make it here, with a bound of its own.
+    with urllib.request.urlopen(f"{live_server.url}/login/", timeout=60) as response:
+        assert response.status == 200
     page = new_page()
     login(page, live_server, data.juror.username)
     page.goto(f"{live_server.url}/jury/")
