@@ -147,3 +147,24 @@ def test_the_rubric_editor_saves_the_rule(client, competition):  # noqa: F811
     ]
     page = client.get(url).content.decode()
     assert "per_item (0.5 per item)" in page
+
+
+def test_an_uploaded_file_with_a_rule_that_cannot_apply_is_refused_by_name(
+    client,
+    competition,  # noqa: F811
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    from tests.grading.factories import OrganizerFactory
+
+    client.force_login(OrganizerFactory())
+    text = payload({1: [crit("1a", kind="theory", suggest="per_item", points_per_item=1)]})
+    response = client.post(
+        reverse("grading:rubrics_upload", args=[competition.slug]),
+        {"file": SimpleUploadedFile("mine.json", text.encode())},
+        follow=True,
+    )
+    shown = " ".join(str(m) for m in response.context["messages"])
+    assert "mine.json, problems[1].criteria[1], field 'suggest'" in shown
+    assert not Rubric.objects.exists()
