@@ -17,7 +17,8 @@ defaults, about half of them submitted), then, with Django's test client in-proc
 juror of problem 1 with the most draft papers: for one assignment criterion (with a task and
 items, so the page computes a suggestion), walks every paper of the juror in order --rounds
 times, timing each GET of `?paper=<next code>` (the page Enter and Alt+Right open), and
-times the walk's other half, the autosave that accepts the suggestion (POST of the mark
+times the paper page (grading:grade) of the same papers once as a reference under the
+same load, and the walk's other half, the autosave that accepts the suggestion (POST of the mark
 with from_suggestion, HX-Request), on the draft papers. Prints the query count of one
 page, server times (min / median / p95 / max in ms) and this process's CPU time.
 Exit status: 0; 1 a page not 200 or a save not stored; 2 with --strict when the p95 of
@@ -148,6 +149,12 @@ def _run(args, say) -> int:
         "queries": queries,
         "python_cpu_median_ms": round(percentile(sorted(cpu), 50), 2),
     }
+    # The paper page over the same papers, in the same run: a reference under the same load.
+    reference_times = []
+    for code in codes[1:]:
+        _, ms, _ = _timed(lambda code=code: client.get(f"/jury/papers/{code}/"))
+        reference_times.append(ms)
+    reference = summary(reference_times)
     drafts_of = [a.paper.code for a in assignments if not a.is_submitted]
     saves, save_cpu, not_saved = [], [], 0
     for code in drafts_of:
@@ -169,6 +176,7 @@ def _run(args, say) -> int:
         criterion=criterion.code,
         next_paper=move,
         accept_suggestion=accept,
+        grading_page_reference=reference,
         target_ms=TARGET_MS,
         target_met=move["p95_ms"] < TARGET_MS,
         checks_failed=checks,
@@ -182,6 +190,10 @@ def _run(args, say) -> int:
         f" {move['median_ms']:.1f} / p95 {move['p95_ms']:.1f} / max {move['max_ms']:.1f} ms"
         f" ({move['n']} moves; Python CPU median {move['python_cpu_median_ms']:.1f} ms);"
         f" target p95 < {TARGET_MS:.0f} ms: {'met' if result['target_met'] else 'MISSED'}"
+    )
+    say(
+        f"reference, the paper page of the same papers: min {reference['min_ms']:.1f} / median"
+        f" {reference['median_ms']:.1f} / p95 {reference['p95_ms']:.1f} ms ({reference['n']} pages)"
     )
     say(
         f"accept the suggestion (autosave with from_suggestion): min {accept['min_ms']:.1f} /"
