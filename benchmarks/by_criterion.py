@@ -150,25 +150,36 @@ def _run(args, say) -> int:
         "python_cpu_median_ms": round(percentile(sorted(cpu), 50), 2),
     }
     # The paper page over the same papers, in the same run: a reference under the same load.
+    with CaptureQueriesContext(connection) as captured:
+        client.get(f"/jury/papers/{codes[0]}/")
+    reference_queries = len(captured.captured_queries)
     reference_times = []
     for code in codes[1:]:
         _, ms, _ = _timed(lambda code=code: client.get(f"/jury/papers/{code}/"))
         reference_times.append(ms)
-    reference = summary(reference_times)
+    reference = {**summary(reference_times), "queries": reference_queries}
     drafts_of = [a.paper.code for a in assignments if not a.is_submitted]
-    saves, save_cpu, not_saved = [], [], 0
+    saves, save_cpu, not_saved, save_queries = [], [], 0, None
     for code in drafts_of:
         suggestion = suggestion_of(juror=juror, code=code, criterion_id=criterion.pk)
         form = {"points": f"{suggestion:f}", "comment": "", "from_suggestion": "1"}
-        response, ms, cpu_ms = _timed(
-            lambda code=code, form=form: client.post(
-                f"/jury/papers/{code}/marks/{criterion.pk}/", form, headers={"HX-Request": "true"}
+        with CaptureQueriesContext(connection) as captured:
+            response, ms, cpu_ms = _timed(
+                lambda code=code, form=form: client.post(
+                    f"/jury/papers/{code}/marks/{criterion.pk}/",
+                    form,
+                    headers={"HX-Request": "true"},
+                )
             )
-        )
+        save_queries = len(captured.captured_queries)
         saves.append(ms)
         save_cpu.append(cpu_ms)
         not_saved += response.status_code != 200
-    accept = {**summary(saves), "python_cpu_median_ms": round(percentile(sorted(save_cpu), 50), 2)}
+    accept = {
+        **summary(saves),
+        "queries": save_queries,
+        "python_cpu_median_ms": round(percentile(sorted(save_cpu), 50), 2),
+    }
     if not_saved:
         checks.append(f"{not_saved} accepted suggestions not saved")
     result.update(
@@ -193,12 +204,12 @@ def _run(args, say) -> int:
     )
     say(
         f"reference, the paper page of the same papers: min {reference['min_ms']:.1f} / median"
-        f" {reference['median_ms']:.1f} / p95 {reference['p95_ms']:.1f} ms ({reference['n']} pages)"
+        f" {reference['median_ms']:.1f} / p95 {reference['p95_ms']:.1f} ms ({reference['n']} pages, {reference['queries']} queries)"
     )
     say(
         f"accept the suggestion (autosave with from_suggestion): min {accept['min_ms']:.1f} /"
         f" median {accept['median_ms']:.1f} / p95 {accept['p95_ms']:.1f} ms"
-        f" ({accept['n']} saves, {not_saved} not saved)"
+        f" ({accept['n']} saves, {not_saved} not saved, {accept['queries']} queries a save)"
     )
     for check in checks:
         say(f"CHECK FAILED: {check}")
