@@ -130,7 +130,8 @@ def by_criterion_page(
 ) -> ByCriterionPage:
     """Return one criterion of a problem on one of the juror's papers of it (`code`, else the
     first one not marked yet), or 404: a problem the juror has no paper of, a criterion not
-    of its current rubric, or a paper that is not the juror's. Ten queries at most."""
+    of its current rubric, or a paper that is not the juror's. Seven queries (one more for a
+    paper without outputs, four more once the juror submitted it), whatever the papers."""
     problem = get_object_or_404(Problem.objects.select_related("competition"), pk=problem_id)
     criteria = rubric_criteria(problem)
     criterion = next((c for c in criteria if c.pk == criterion_id), None)
