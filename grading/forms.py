@@ -92,8 +92,7 @@ class CriterionForm(forms.Form):
             ("per_item", "per item"),
             ("none", "none"),
         ),
-        help_text="suggested mark from the items' exact matches (default: share with items)",
-    )
+    )  # explained above the editor's table (a help text per row is never shown)
     points_per_item = forms.DecimalField(max_digits=6, decimal_places=2, required=False)
 
     def __init__(self, *args, tasks=(), **kwargs):
