@@ -11,5 +11,10 @@ class GradingConfig(AppConfig):
         from puzzles import jury
 
         from .selectors import competition_still_grading
+        from .selectors_distinct import proposals_pending
+        from .services.proposals import proposal_accept, proposal_reject_message
 
         jury.register(still_grading=competition_still_grading)
+        jury.register_proposals(
+            pending=proposals_pending, accept=proposal_accept, reject=proposal_reject_message
+        )

@@ -179,3 +179,12 @@ class ContestantsUploadForm(forms.Form):
     file = forms.FileField(
         help_text="CSV: contestant, total; or contestant, problem, criterion, points"
     )
+
+
+class ProposalForm(forms.Form):
+    """A juror's proposed alternative for an item of the key, with the reason."""
+
+    answer = forms.CharField(max_length=2000, strip=False, required=False)
+    reason = forms.CharField(
+        max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )

@@ -297,3 +297,47 @@ class ContestantPoints(models.Model):
 
     def __str__(self) -> str:
         return f"{self.contestant.code} P{self.problem_id} {self.criterion_code}: {self.points}"
+
+
+class AnswerProposal(models.Model):
+    """A juror's proposal to accept an answer as an alternative of one item of a task's key.
+
+    Organizers accept it through the answer-key amendment (which rescores) or reject it.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        ACCEPTED = "accepted", "accepted"
+        REJECTED = "rejected", "rejected"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="+")
+    item_number = models.PositiveIntegerField(help_text="Counted from 1.")
+    answer = models.TextField(help_text="The alternative as the juror typed it.")
+    normalized = models.TextField(help_text="The answer as the metric compares it.")
+    reason = models.TextField()
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "item_number", "normalized", "proposed_by"],
+                condition=Q(status="pending"),
+                name="answerproposal_unique_pending",
+            ),
+            models.CheckConstraint(
+                condition=Q(item_number__gte=1), name="answerproposal_item_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task} item {self.item_number}: {self.answer!r} ({self.status})"

@@ -34,6 +34,17 @@ urlpatterns = [
         name="by_criterion",
     ),
     path("jury/papers/<code:code>/tags/", views.tags_save, name="tags"),
+    path("jury/problems/<int:problem_id>/answers/", views.distinct_answers, name="distinct_first"),
+    path(
+        "jury/problems/<int:problem_id>/answers/<int:task_number>/<int:item_number>/",
+        views.distinct_answers,
+        name="distinct",
+    ),
+    path(
+        "jury/problems/<int:problem_id>/answers/<int:task_number>/<int:item_number>/propose/",
+        views.proposal_create,
+        name="propose",
+    ),
     path("jury/papers/<code:code>/criteria/<int:criterion_id>/", views.thread, name="thread"),
     path(
         "jury/papers/<code:code>/criteria/<int:criterion_id>/<str:action>/",

@@ -67,6 +67,12 @@ class AmendmentForm(forms.Form):
     text = forms.CharField(max_length=2000, strip=True)
 
 
+class ProposalRejectForm(forms.Form):
+    """An organizer's reason for rejecting a juror's proposed alternative."""
+
+    reason = forms.CharField(max_length=2000, required=False)
+
+
 class ThresholdsForm(forms.Form):
     gold = forms.DecimalField(max_digits=7, decimal_places=2, min_value=0)
     silver = forms.DecimalField(max_digits=7, decimal_places=2, min_value=0)

@@ -8,7 +8,12 @@ those of a competition no jury grades."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
+from django.contrib.auth.models import AbstractBaseUser
+
+from .errors import ImportFailure
 from .models import Competition
 
 
@@ -28,3 +33,64 @@ def register(*, still_grading: Callable[[Competition], bool]) -> None:
 def jury_still_grading(competition: Competition) -> bool:
     """Whether a problem given to the jury is not finalized yet."""
     return _still_grading(competition)
+
+
+# --- jurors' proposed alternatives for the answer key -------------------------------------
+
+
+@dataclass(frozen=True)
+class PendingProposal:
+    """A juror's proposed alternative awaiting an organizer, as the answer-key page lists it."""
+
+    id: int
+    task: str  # the task's external id
+    item_number: int
+    answer: str
+    reason: str
+    proposed_by: str  # the juror's name: organizers see who proposed
+    created_at: datetime
+
+
+def _no_proposals(competition: Competition) -> list[PendingProposal]:
+    return []
+
+
+def _no_jury(**kwargs) -> str:
+    raise ImportFailure("no jury app answers for proposals", field="proposal")
+
+
+_pending: Callable[[Competition], list[PendingProposal]] = _no_proposals
+_accept: Callable[..., list[str]] = _no_jury
+_reject: Callable[..., str] = _no_jury
+
+
+def register_proposals(
+    *,
+    pending: Callable[[Competition], list[PendingProposal]],
+    accept: Callable[..., list[str]],
+    reject: Callable[..., str],
+) -> None:
+    """Called by the jury app: how to list, accept and reject its jurors' proposals."""
+    global _pending, _accept, _reject
+    _pending, _accept, _reject = pending, accept, reject
+
+
+def proposals_pending(competition: Competition) -> list[PendingProposal]:
+    """Return the competition's proposals no organizer has decided yet."""
+    return _pending(competition)
+
+
+def proposal_accept(
+    *, competition: Competition, proposal_id: int, user: AbstractBaseUser
+) -> list[str]:
+    """Accept a proposal through the answer-key amendment; return its report lines.
+
+    Raises an AppError (nothing changed) when the proposal cannot be accepted."""
+    return _accept(competition=competition, proposal_id=proposal_id, user=user)
+
+
+def proposal_reject(
+    *, competition: Competition, proposal_id: int, user: AbstractBaseUser, reason: str
+) -> str:
+    """Reject a proposal with a reason; return the message. Raises an AppError on refusal."""
+    return _reject(competition=competition, proposal_id=proposal_id, user=user, reason=reason)

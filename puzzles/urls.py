@@ -25,6 +25,16 @@ urlpatterns = [
     ),
     path("c/<slug:slug>/import/", views.import_outputs, name="import_outputs"),
     path("c/<slug:slug>/answers/", views.answer_key, name="answer_key"),
+    path(
+        "c/<slug:slug>/answers/proposals/<int:proposal_id>/accept/",
+        views.proposal_accept,
+        name="proposal_accept",
+    ),
+    path(
+        "c/<slug:slug>/answers/proposals/<int:proposal_id>/reject/",
+        views.proposal_reject,
+        name="proposal_reject",
+    ),
     path("board/<slug:slug>/", views.public_board, name="public_board"),
     path("", include("puzzles.context.urls")),
     path("", include("puzzles.context.results_urls")),

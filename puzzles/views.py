@@ -13,11 +13,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from ioleval.celery import app as celery_app
 from ioleval.errors import AppError
-from ioleval.http import XLSX, attachment, post_redirect
+from ioleval.http import XLSX, attachment, form_data, post_redirect
 from ioleval.progress import DONE, FAILED, RUNNING, UNKNOWN, Progress, poll_response, task_progress
 from ioleval.roles import ORGANIZER, role_required
 
-from . import services
+from . import jury, services
 from .errors import ImportFailure
 from .exports import board_csv, board_xlsx
 from .forms import (
@@ -26,6 +26,7 @@ from .forms import (
     IolaiImportForm,
     LeaderboardForm,
     OutputsImportForm,
+    ProposalRejectForm,
     ThresholdsForm,
 )
 from .jury import jury_still_grading
@@ -298,5 +299,36 @@ def answer_key(request: HttpRequest, slug: str) -> HttpResponse:
         "amendments": AnswerAmendment.objects.filter(
             task__problem__competition=competition
         ).select_related("task", "created_by")[:200],
+        "proposals": jury.proposals_pending(competition),
     }
     return render(request, "puzzles/answer_key.html", context)
+
+
+@require_POST
+@organizer_required
+def proposal_accept(request: HttpRequest, slug: str, proposal_id: int) -> HttpResponse:
+    """Accept a juror's proposed alternative: the answer-key amendment, which rescores."""
+    competition = competition_get(slug)
+
+    def act() -> list[str]:
+        return jury.proposal_accept(
+            competition=competition, proposal_id=proposal_id, user=request.user
+        )
+
+    to = reverse("puzzles:answer_key", args=[slug])
+    return post_redirect(request, act, to, each_line=True)
+
+
+@require_POST
+@organizer_required
+def proposal_reject(request: HttpRequest, slug: str, proposal_id: int) -> HttpResponse:
+    """Reject a juror's proposed alternative with a reason the juror reads."""
+    competition = competition_get(slug)
+
+    def act() -> str:
+        reason = form_data(ProposalRejectForm(request.POST))["reason"]
+        return jury.proposal_reject(
+            competition=competition, proposal_id=proposal_id, user=request.user, reason=reason
+        )
+
+    return post_redirect(request, act, reverse("puzzles:answer_key", args=[slug]))

@@ -36,11 +36,16 @@ def test_pages_have_no_inline_script_or_handler(client, username):
         paper = Assignment.objects.filter(juror=user).select_related("paper").first().paper
         criterion = paper.problem.rubrics.order_by("-version").first().criteria.first()
         urls.append(reverse("grading:by_criterion", args=[paper.problem_id, criterion.pk]))
+        problem_id = Assignment.objects.filter(juror=user).values_list(
+            "paper__problem_id", flat=True
+        )[0]
+        urls.append(reverse("grading:distinct_first", args=[problem_id]))
     if username == "chair":
         urls.append(reverse("grading:sheet", args=["demo", 1]))
     if username == "organizer":
         urls = [
             reverse("puzzles:leaderboard", args=["demo"]),
+            reverse("puzzles:answer_key", args=["demo"]),
             reverse("grading:jury", args=["demo"]),
             reverse("grading:rubric", args=["demo", 1]),
             reverse("grading:review", args=["demo"]),

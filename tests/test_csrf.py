@@ -10,7 +10,14 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from grading.models import Assignment, DiscussionComment, Mark, Paper, Resolution
+from grading.models import (
+    AnswerProposal,
+    Assignment,
+    DiscussionComment,
+    Mark,
+    Paper,
+    Resolution,
+)
 from grading.services import rubric_current
 from puzzles.models import Competition, Output, System
 from tests.routes import project_routes
@@ -21,7 +28,16 @@ pytestmark = pytest.mark.django_db
 def _state():
     counts = [
         m.objects.count()
-        for m in (Mark, Assignment, Resolution, DiscussionComment, Paper, System, Output)
+        for m in (
+            Mark,
+            Assignment,
+            Resolution,
+            DiscussionComment,
+            Paper,
+            System,
+            Output,
+            AnswerProposal,
+        )
     ]
     return counts + [
         sorted(Mark.objects.values_list("pk", "points", "comment")),
@@ -41,6 +57,9 @@ def test_a_post_without_a_csrf_token_is_refused_everywhere(username):
         "criterion_id": criterion.pk,
         "number": paper.problem.number,
         "problem_id": paper.problem_id,
+        "task_number": 1,
+        "item_number": 1,
+        "proposal_id": 1,
         "task_id": "0" * 32,
         "fmt": "csv",
         "table": "systems",

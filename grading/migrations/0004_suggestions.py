@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('grading', '0003_contestants'),
+        ('grading', '0004_proposals'),
     ]
 
     operations = [

@@ -25,6 +25,7 @@ from .papers import (
     problem_jurors_remove,
     problem_jurors_set,
 )
+from .proposals import proposal_accept, proposal_create, proposal_reject
 from .rubrics import (
     CriterionSpec,
     RubricChange,
@@ -70,6 +71,9 @@ __all__ = [
     "problem_jurors_set",
     "problem_reopen",
     "problem_set_tolerance",
+    "proposal_accept",
+    "proposal_create",
+    "proposal_reject",
     "rubric_change_preview",
     "rubric_current",
     "rubric_replace",

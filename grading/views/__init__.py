@@ -2,6 +2,7 @@
 
 from .by_criterion import by_criterion
 from .chair import finalize, sheet, thread, thread_post, tolerance
+from .distinct import distinct_answers, proposal_create
 from .juror import grade, juror_home, mark_save, submit, tags_save
 from .organizer import (
     assign,
@@ -35,10 +36,12 @@ __all__ = [
     "batch_zip",
     "by_criterion",
     "packet_download",
+    "proposal_create",
     "paper_download",
     "paper_text_download",
     "assign",
     "contestants_upload",
+    "distinct_answers",
     "explanations",
     "explanations_export",
     "review_inputs",

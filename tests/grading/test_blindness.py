@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from grading.models import (
+    AnswerProposal,
     Assignment,
     DiscussionComment,
     Mark,
@@ -37,6 +38,7 @@ def _state():
             ProblemJury,
             ObservationTag,
             Paper,
+            AnswerProposal,
         )
     ] + [sorted(Mark.objects.values_list("pk", "points", "comment"))]
 
@@ -65,6 +67,9 @@ def _kwargs(pattern, paper, criterion):
         "criterion_id": criterion.pk,
         "number": paper.problem.number,
         "problem_id": paper.problem_id,
+        "task_number": 1,
+        "item_number": 1,
+        "proposal_id": 1,
         "task_id": "0" * 32,
         "fmt": "csv",
         "table": "systems",

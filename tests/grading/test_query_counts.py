@@ -168,3 +168,53 @@ def test_grade_by_criterion_takes_as_many_queries_at_both_sizes(client):
         counts.append(per_size)
     assert counts[0] == counts[1], counts
     assert max(counts[0]) <= MAX_QUERIES, counts
+
+
+@pytest.mark.parametrize("n_papers", [3, 120])
+def test_distinct_answers_queries_are_constant(client, django_assert_max_num_queries, n_papers):
+    """One item's distinct answers over all the juror's papers, with proposals pending."""
+    from grading.services import proposal_create
+
+    competition, jurors, papers = _build(n_papers)
+    task = Task.objects.get(problem__competition=competition)
+    for juror in jurors:
+        proposal_create(juror=juror, task=task, item_number=2, answer="x", reason="a variant")
+    client.force_login(jurors[0])
+    url = reverse("grading:distinct", args=[task.problem_id, 1, 2])
+    with django_assert_max_num_queries(MAX_QUERIES):
+        response = client.get(url)
+    assert response.status_code == 200
+    [answer] = response.context["page"].answers
+    assert (answer.text, answer.count, answer.em, answer.pending) == ("x", n_papers, "no", True)
+
+
+def test_distinct_answers_and_answer_key_take_as_many_queries_at_both_sizes(client):
+    """The distinct answers (as a juror) and the answer-key page with its pending
+    proposals (as an organizer): the number of queries does not grow with papers."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from grading.services import proposal_create
+
+    organizer = _organizer()
+    counts = {"distinct": [], "key": []}
+    for n_papers, n_jurors, first_code in ((3, 2, 0), (40, 9, 100)):
+        competition, jurors, _ = _build(
+            n_papers, n_jurors=n_jurors, n_criteria=3, first_code=first_code
+        )
+        task = Task.objects.get(problem__competition=competition)
+        for juror in jurors:
+            proposal_create(juror=juror, task=task, item_number=2, answer="x", reason="why")
+        client.force_login(jurors[0])
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(reverse("grading:distinct", args=[task.problem_id, 1, 2]))
+        assert response.status_code == 200
+        counts["distinct"].append(len(queries))
+        client.force_login(organizer)
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(reverse("puzzles:answer_key", args=[competition.slug]))
+        assert response.status_code == 200
+        assert len(response.context["proposals"]) == n_jurors
+        counts["key"].append(len(queries))
+    assert counts["distinct"][0] == counts["distinct"][1], counts
+    assert counts["key"][0] == counts["key"][1], counts
