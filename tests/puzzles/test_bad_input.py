@@ -382,18 +382,20 @@ def test_a_nul_in_posted_form_fields_is_refused_everywhere(client, jury):
     ).first()
     thread_criterion = Criterion.objects.filter(rubric__problem=submitted.paper.problem).first()
     juror1 = _login(client, "juror1")
-    for action, data in (
-        ("comment", {"text": nul}),
-        ("revise", {"points": "1", "reason": nul}),
+    # A refused comment redirects with a message; a refused revision or decision is shown
+    # again (422) with what was typed, the error on its field.
+    for action, data, status in (
+        ("comment", {"text": nul}, 302),
+        ("revise", {"points": "1", "reason": nul}, 422),
     ):
         url = reverse(
             "grading:thread_post", args=[submitted.paper.code, thread_criterion.pk, action]
         )
-        assert juror1.post(url, data).status_code == 302
+        assert juror1.post(url, data).status_code == status
     Assignment.objects.filter(juror__username="chair").delete()  # free to decide
     chair = _login(client, "chair")
     url = reverse("grading:thread_post", args=[submitted.paper.code, thread_criterion.pk, "decide"])
-    assert chair.post(url, {"points": "1", "reason": nul}).status_code == 302
+    assert chair.post(url, {"points": "1", "reason": nul}).status_code == 422
 
     organizer = _login(client, "organizer")
     task = Task.objects.filter(problem__competition__slug="demo").first()
