@@ -8,6 +8,7 @@ from django import forms
 class MarkForm(forms.Form):
     points = forms.CharField(required=False, max_length=20)
     comment = forms.CharField(required=False, max_length=5000, widget=forms.Textarea)
+    from_suggestion = forms.BooleanField(required=False)  # the juror accepted the suggestion
 
 
 class ReviseForm(forms.Form):
@@ -83,6 +84,16 @@ class CriterionForm(forms.Form):
     step = forms.DecimalField(max_digits=6, decimal_places=2, required=False, initial="0.5")
     task = forms.ChoiceField(required=False, choices=())
     items = forms.CharField(required=False, max_length=200, help_text="item numbers: 1,2,3")
+    suggest = forms.ChoiceField(
+        required=False,
+        choices=(
+            ("", "default"),
+            ("share", "share"),
+            ("per_item", "per item"),
+            ("none", "none"),
+        ),
+    )  # explained above the editor's table (a help text per row is never shown)
+    points_per_item = forms.DecimalField(max_digits=6, decimal_places=2, required=False)
 
     def __init__(self, *args, tasks=(), **kwargs):
         super().__init__(*args, **kwargs)
@@ -121,6 +132,10 @@ class CriterionForm(forms.Form):
             spec["task"] = data["task"]
         if data["items"]:
             spec["items"] = data["items"]
+        if data["suggest"]:
+            spec["suggest"] = data["suggest"]
+        if data["points_per_item"] is not None:
+            spec["points_per_item"] = str(data["points_per_item"])
         return spec
 
 

@@ -40,6 +40,11 @@ class Criterion(models.Model):
         ASSIGNMENT = "assignment", "assignment"
         THEORY = "theory", "theory"
 
+    class SuggestRule(models.TextChoices):
+        SHARE = "share", "maximum x share of matching items"
+        PER_ITEM = "per_item", "points per matching item"
+        NONE = "none", "no suggestion"
+
     rubric = models.ForeignKey(Rubric, on_delete=models.CASCADE, related_name="criteria")
     order = models.PositiveIntegerField()
     code = models.CharField(max_length=40)
@@ -54,6 +59,12 @@ class Criterion(models.Model):
     items = models.JSONField(
         default=list, blank=True, help_text="Item numbers of the task (from 1)."
     )
+    # How a suggested mark follows from the items' exact-match flags (grading/suggestions.py);
+    # a criterion without task and items suggests nothing whatever its rule.
+    suggest_rule = models.CharField(
+        max_length=20, choices=SuggestRule.choices, default=SuggestRule.SHARE
+    )
+    suggest_points_per_item = models.DecimalField(**POINTS, null=True, blank=True)
 
     class Meta:
         ordering = ["rubric", "order"]
@@ -136,6 +147,8 @@ class Mark(models.Model):
     criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="marks")
     points = models.DecimalField(**POINTS, null=True, blank=True)
     comment = models.TextField(blank=True)
+    # Whether the points are the suggested mark the juror accepted (kept in the history).
+    from_suggestion = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
     history = HistoricalRecords(excluded_fields=["updated_at"])
 

@@ -202,6 +202,7 @@ class GradingPage:
     chosen_tags: set[int]
     others: dict[int, PaperCell] = field(default_factory=dict)  # once submitted
     held_elsewhere: bool = False  # its answers are outside ioleval (HELD_ELSEWHERE_NOTE)
+    suggestions: dict[int, Decimal] = field(default_factory=dict)  # criterion id -> points
     next_code: str | None = None  # the juror's next unfinished paper of this problem
 
     @property
@@ -278,6 +279,12 @@ def grading_page(assignment: Assignment) -> GradingPage:
     has_outputs = any(o is not None for o in shown)
     # Only a paper without outputs may be held elsewhere: ask about its system then alone.
     external = not has_outputs and paper.system_id in external_system_ids([paper.system_id])
+    held_elsewhere = answers_held_elsewhere(external=external, has_outputs=has_outputs)
+    from .selectors_criterion import page_suggestions  # it builds on this module
+
+    answers = paper_answers(paper, tasks, shown)
+    for row, output in zip(answers, shown, strict=True):
+        row["has_output"] = output is not None
     return GradingPage(
         assignment=assignment,
         paper=paper,
@@ -289,7 +296,8 @@ def grading_page(assignment: Assignment) -> GradingPage:
         tags=tags,
         chosen_tags=chosen,
         others=paper_cells(paper, criteria) if assignment.is_submitted else {},
-        held_elsewhere=answers_held_elsewhere(external=external, has_outputs=has_outputs),
+        held_elsewhere=held_elsewhere,
+        suggestions=page_suggestions(criteria, answers, held_elsewhere=held_elsewhere),
         next_code=next_unfinished_code(assignment),
     )
 

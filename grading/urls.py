@@ -28,6 +28,11 @@ urlpatterns = [
     path("jury/papers/<code:code>/paper.pdf", views.paper_download, name="paper_pdf"),
     path("jury/papers/<code:code>/paper.txt", views.paper_text_download, name="paper_text"),
     path("jury/problems/<int:problem_id>/packet.pdf", views.packet_download, name="packet_pdf"),
+    path(
+        "jury/problems/<int:problem_id>/criteria/<int:criterion_id>/",
+        views.by_criterion,
+        name="by_criterion",
+    ),
     path("jury/papers/<code:code>/tags/", views.tags_save, name="tags"),
     path("jury/problems/<int:problem_id>/answers/", views.distinct_answers, name="distinct_first"),
     path(

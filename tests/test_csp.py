@@ -33,6 +33,9 @@ def test_pages_have_no_inline_script_or_handler(client, username):
     if username == "juror1":
         code = Assignment.objects.filter(juror=user).values_list("paper__code", flat=True)[0]
         urls.append(reverse("grading:grade", args=[code]))
+        paper = Assignment.objects.filter(juror=user).select_related("paper").first().paper
+        criterion = paper.problem.rubrics.order_by("-version").first().criteria.first()
+        urls.append(reverse("grading:by_criterion", args=[paper.problem_id, criterion.pk]))
         problem_id = Assignment.objects.filter(juror=user).values_list(
             "paper__problem_id", flat=True
         )[0]

@@ -23,6 +23,7 @@ from ..models import (
     Rubric,
 )
 from ..selectors import criteria_not_marked, rubric_current
+from ..selectors_criterion import suggestion_of
 from ..text import points_text
 from .consensus import finalized_error, problem_ensure_open
 
@@ -130,13 +131,22 @@ def _draft_read_sql() -> str:
 
 
 def mark_save_by_code(
-    *, juror, code: str, criterion_id: int, points: object, comment: str | None = None
+    *,
+    juror,
+    code: str,
+    criterion_id: int,
+    points: object,
+    comment: str | None = None,
+    from_suggestion: bool = False,
 ) -> Mark:
     """Save a draft mark (points and/or comment) of the juror's unsubmitted paper with this code.
 
     The one entry point of a draft mark (the autosave calls it; mark_save goes through it):
     a read that locks the assignment, the rules of draft_points, a read of the mark under
     the lock, one write (plus its history row). A comment of None keeps the saved one.
+    `from_suggestion` records that the points are the suggested mark the juror accepted; it
+    is refused unless they equal the criterion's current suggestion for this paper (three
+    more reads, only then).
     Raises Assignment.DoesNotExist when the paper is not the juror's.
     """
     with transaction.atomic():
@@ -160,6 +170,8 @@ def mark_save_by_code(
             criterion=criterion,
             points=points,
         )
+        if from_suggestion:
+            suggestion_check(juror=juror, code=code, criterion=criterion, points=value)
         with connection.cursor() as cursor:
             cursor.execute(
                 _DRAFT_MARK.format(mark=connection.ops.quote_name(Mark._meta.db_table)),
@@ -172,12 +184,26 @@ def mark_save_by_code(
             criterion_id=c_id,
             points=value,
             comment=mark_comment if comment is None else comment,
+            from_suggestion=bool(from_suggestion),
         )
         mark._history_user = juror
         # Under the assignment's lock no one else writes this mark: one write (an UPDATE of the
         # row read, or an INSERT), one history row.
         mark.save()
         return mark
+
+
+def suggestion_check(*, juror, code: str, criterion: Criterion, points: Decimal | None) -> None:
+    """Refuse a mark said to be an accepted suggestion whose points are not the suggestion."""
+    suggestion = suggestion_of(juror=juror, code=code, criterion_id=criterion.pk)
+    if suggestion is None:
+        raise GradingError(f"{criterion.code} has no suggested mark here", field="from_suggestion")
+    if points != suggestion:
+        shown = "blank" if points is None else points_text(points)
+        raise GradingError(
+            f"{criterion.code}: {shown} is not the suggested mark {points_text(suggestion)}",
+            field="from_suggestion",
+        )
 
 
 def mark_save(
@@ -241,6 +267,7 @@ def mark_revise(
             raise GradingError("a submitted mark cannot be blank", field="points")
         mark = _mark_get_or_build(assignment, criterion)
         mark.points = value
+        mark.from_suggestion = False  # a revision is the juror's own value
         mark._history_user = assignment.juror
         mark._change_reason = reason.strip()
         mark.save()

@@ -218,6 +218,7 @@ def _import_submitted(rows: list[MarkRow], *, papers, file, now, result) -> None
             assignment.save(update_fields=["submitted_at"])
         mark, _ = Mark.objects.get_or_create(assignment=assignment, criterion=row.criterion)
         mark.points = row.points
+        mark.from_suggestion = False  # graded elsewhere
         if row.comment is not None:  # a file without the column keeps the comments
             mark.comment = row.comment.strip()
         mark._change_reason = f"imported from {file}"

@@ -40,6 +40,8 @@ class CriterionSpec:
     description: str = ""
     task_id: str = ""
     items: tuple[int, ...] = ()
+    suggest: str = Criterion.SuggestRule.NONE  # the suggestion rule (grading/suggestions.py)
+    points_per_item: Decimal | None = None  # with suggest "per_item"
 
     def as_json(self) -> dict:
         data = {
@@ -54,6 +56,10 @@ class CriterionSpec:
             data["task"] = self.task_id
         if self.items:
             data["items"] = list(self.items)
+        if self.task_id and self.items and self.suggest != Criterion.SuggestRule.SHARE:
+            data["suggest"] = self.suggest  # share, the default there, goes without saying
+        if self.points_per_item is not None:
+            data["points_per_item"] = float(self.points_per_item)
         return data
 
 
@@ -151,6 +157,9 @@ def criterion_spec_parse(data: object, *, where: str, tasks: dict[str, Task]) ->
         raise GradingError(
             f"task {task_id} has {len(tasks[task_id].answer_key)} items", file=where, field="items"
         )
+    suggest, per_item = _suggestion_parse(
+        data, where=where, kind=kind, task_id=task_id, items=items, maximum=maximum
+    )
     return CriterionSpec(
         code=str(data["code"]).strip(),
         title=str(data["title"]).strip(),
@@ -160,7 +169,63 @@ def criterion_spec_parse(data: object, *, where: str, tasks: dict[str, Task]) ->
         step=step,
         task_id=task_id,
         items=tuple(items),
+        suggest=suggest,
+        points_per_item=per_item,
     )
+
+
+def _rule_in_effect(criterion: Criterion) -> str:
+    """Return a saved criterion's suggestion rule as an import would set it: none without
+    task and items, whatever the field says."""
+    applies = criterion.kind == Criterion.Kind.ASSIGNMENT and criterion.task_id and criterion.items
+    return criterion.suggest_rule if applies else Criterion.SuggestRule.NONE
+
+
+def _suggestion_parse(
+    data: dict, *, where: str, kind: str, task_id: str, items: list, maximum: Decimal
+) -> tuple[str, Decimal | None]:
+    """Return the criterion's suggestion rule and points per item, or refuse one that cannot
+    apply. Without "suggest", an assignment criterion with a task and items gets "share"."""
+    rules = Criterion.SuggestRule
+    applies = kind == Criterion.Kind.ASSIGNMENT and bool(task_id) and bool(items)
+    given = data.get("suggest")
+    if given is None or given == "":
+        rule = rules.SHARE if applies else rules.NONE
+    elif not isinstance(given, str) or given not in rules.values:
+        raise GradingError(
+            f"{given!r} is not one of {', '.join(rules.values)}", file=where, field="suggest"
+        )
+    else:
+        rule = given
+    if rule != rules.NONE and not applies:
+        raise GradingError(
+            f"suggestion rule {rule!r} needs an assignment criterion with a task and items",
+            file=where,
+            field="suggest",
+        )
+    per_item = data.get("points_per_item")
+    if per_item is None or per_item == "":
+        if rule == rules.PER_ITEM:
+            raise GradingError(
+                "suggestion rule 'per_item' needs points_per_item",
+                file=where,
+                field="points_per_item",
+            )
+        return rule, None
+    if rule != rules.PER_ITEM:
+        raise GradingError(
+            "points_per_item goes with suggestion rule 'per_item'",
+            file=where,
+            field="points_per_item",
+        )
+    points = _decimal(per_item, where=where, field="points_per_item")
+    if points <= 0 or points > maximum:
+        raise GradingError(
+            f"must be more than 0 and at most the maximum {maximum}",
+            file=where,
+            field="points_per_item",
+        )
+    return rule, points
 
 
 def _specs_check(specs: list[CriterionSpec], *, where: str) -> None:
@@ -209,6 +274,11 @@ def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> Ru
             what.append(f"step {before.step} -> {spec.step}")
         if before.title != spec.title or before.description != spec.description:
             what.append("wording")
+        # A change of the rule alone (changes of task or items are not listed).
+        rule = _rule_in_effect(before)
+        both = before.task_id and before.items and spec.task_id and spec.items
+        if both and (rule, before.suggest_points_per_item) != (spec.suggest, spec.points_per_item):
+            what.append(f"suggestion {rule} -> {spec.suggest}")
         if what:
             change.changed[code] = ", ".join(what)
         bad = [
@@ -270,6 +340,8 @@ def rubric_replace(
             step=spec.step,
             task=tasks.get(spec.task_id),
             items=list(spec.items),
+            suggest_rule=spec.suggest,
+            suggest_points_per_item=spec.points_per_item,
         )
     if old is not None:
         _marks_carry_over(old=old, new=created)
@@ -313,6 +385,7 @@ def _marks_carry_over(*, old: Rubric, new: dict[str, Criterion]) -> None:
             mark.criterion = target
             if not _fits(mark.points, target):
                 mark.points = None
+                mark.from_suggestion = False
                 Assignment.objects.filter(pk=mark.assignment_id).update(submitted_at=None)
             mark._change_reason = reason
             mark.save()
@@ -474,6 +547,8 @@ def rubrics_export(competition: Competition) -> dict:
                         step=c.step,
                         task_id=c.task.external_id if c.task else "",
                         items=tuple(c.items),
+                        suggest=_rule_in_effect(c),
+                        points_per_item=c.suggest_points_per_item,
                     ).as_json()
                     for c in rubric.criteria.select_related("task").order_by("order")
                 ],

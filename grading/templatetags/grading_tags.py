@@ -30,3 +30,9 @@ def shown_answer(value) -> SafeString:
     shown = answer_text("" if value is None else str(value))
     note = truncation_note("answer", shown.length) if shown.truncated else ""
     return mark_safe(escape(shown.text) + note)  # noqa: S308 -- escaped text and a fixed note
+
+
+@register.filter
+def of(mapping, key):
+    """Return mapping[key], or None: `page.suggestions|of:criterion.pk`."""
+    return mapping.get(key) if mapping else None

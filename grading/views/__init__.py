@@ -1,5 +1,6 @@
 """Views of the jury, by role."""
 
+from .by_criterion import by_criterion
 from .chair import finalize, sheet, thread, thread_post, tolerance
 from .distinct import distinct_answers, proposal_create
 from .juror import grade, juror_home, mark_save, submit, tags_save
@@ -33,6 +34,7 @@ __all__ = [
     "batch_start",
     "batch_status",
     "batch_zip",
+    "by_criterion",
     "packet_download",
     "proposal_create",
     "paper_download",

@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
@@ -20,6 +21,7 @@ from ..models import Assignment
 from ..selectors import (
     assignment_for,
     chair_sheets,
+    current_rubrics,
     grading_page,
     juror_papers,
     next_unfinished_code,
@@ -33,7 +35,8 @@ juror_required = role_required(JUROR, CHAIR)
 @require_GET
 @juror_required
 def juror_home(request: HttpRequest) -> HttpResponse:
-    context = {"groups": juror_papers(request.user)}
+    groups = juror_papers(request.user)
+    context = {"groups": groups, "criteria": current_rubrics(groups)}
     if has_role(request.user, CHAIR):
         context["sheets"] = chair_sheets(request.user)
     return render(request, "grading/juror_home.html", context)
@@ -81,6 +84,7 @@ def mark_save(request: HttpRequest, code: str, criterion_id: int) -> HttpRespons
                 criterion_id=criterion_id,
                 points=form.cleaned_data["points"],
                 comment=form.cleaned_data["comment"],
+                from_suggestion=form.cleaned_data["from_suggestion"],
             )
         except Assignment.DoesNotExist:
             raise Http404("no such paper of yours") from None
@@ -94,6 +98,9 @@ def mark_save(request: HttpRequest, code: str, criterion_id: int) -> HttpRespons
             messages.error(request, error)
         else:
             messages.success(request, "Saved.")
+        back = request.POST.get("back", "")
+        if back.startswith("/jury/problems/") and url_has_allowed_host_and_scheme(back, None):
+            return redirect(back)  # the grade-by-criterion page it was saved from
         return redirect(reverse("grading:grade", args=[code]) + f"#criterion-{criterion_id}")
     response = render(
         request,

@@ -140,6 +140,36 @@ def test_organizer_lists_take_as_many_queries_at_both_sizes(client, route):
     assert counts[0] == counts[1], counts
 
 
+def test_grade_by_criterion_takes_as_many_queries_at_both_sizes(client):
+    """One criterion across a juror's papers: the same queries for 4 papers or 150, on a draft
+    paper and on a submitted one (which adds the other jurors' marks)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.grading.criterion_data import build
+
+    counts = []
+    for n_papers, slug in ((4, "few"), (150, "many")):
+        data = build(n_papers, slug=slug, prefix=slug)
+        Mark.objects.bulk_create(
+            Mark(assignment=a, criterion=data.criteria["1a"], points=Decimal(1))
+            for a in Assignment.objects.filter(paper__in=data.papers[1:], juror=data.juror)
+        )
+        Assignment.objects.filter(paper=data.papers[-1]).update(submitted_at=timezone.now())
+        client.force_login(data.juror)
+        url = reverse("grading:by_criterion", args=[data.problem.pk, data.criteria["1a"].pk])
+        per_size = []
+        for query in ("", f"?paper={data.papers[-1].code}"):
+            with CaptureQueriesContext(connection) as queries:
+                response = client.get(url + query)
+            assert response.status_code == 200
+            per_size.append(len(queries))
+        assert response.context["page"].marked == n_papers - 1
+        counts.append(per_size)
+    assert counts[0] == counts[1], counts
+    assert max(counts[0]) <= MAX_QUERIES, counts
+
+
 @pytest.mark.parametrize("n_papers", [3, 120])
 def test_distinct_answers_queries_are_constant(client, django_assert_max_num_queries, n_papers):
     """One item's distinct answers over all the juror's papers, with proposals pending."""

@@ -1,0 +1,205 @@
+"""Reads of grading by criterion: one criterion of a problem across the juror's papers, and
+the suggested marks of assignment criteria.
+
+Every page here runs a fixed number of queries whatever the number of papers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+
+from puzzles.models import Output, Problem
+
+from .models import Assignment, Criterion, Mark, Paper
+from .selectors import (
+    PaperCell,
+    answers_held_elsewhere,
+    external_system_ids,
+    paper_answers,
+    paper_cells,
+    rubric_criteria,
+)
+from .suggestions import item_flags, suggested_points
+from .text import explanation_html
+
+
+def criterion_suggestion(criterion: Criterion, answers: list[dict]) -> Decimal | None:
+    """Return the suggested points of a criterion from a paper's answers (paper_answers rows),
+    or None: a theory criterion, no task or items, rule none, or no answers to its task."""
+    if criterion.kind != Criterion.Kind.ASSIGNMENT or not criterion.task_id or not criterion.items:
+        return None
+    row = next((r for r in answers if r["task"].pk == criterion.task_id), None)
+    if row is None or not row.get("has_output", True):
+        return None
+    return suggested_points(
+        rule=criterion.suggest_rule,
+        maximum=criterion.maximum,
+        step=criterion.step,
+        flags=item_flags(list(criterion.items), [i["exact"] for i in row["items"]]),
+        points_per_item=criterion.suggest_points_per_item,
+    )
+
+
+def page_suggestions(
+    criteria: list[Criterion], answers: list[dict], *, held_elsewhere: bool = False
+) -> dict[int, Decimal]:
+    """Return the suggested points per criterion id (criteria without one are left out)."""
+    if held_elsewhere:
+        return {}
+    found = {c.pk: criterion_suggestion(c, answers) for c in criteria}
+    return {pk: points for pk, points in found.items() if points is not None}
+
+
+def suggestion_of(*, juror, code: str, criterion_id: int) -> Decimal | None:
+    """Return the current suggestion of a criterion for the juror's paper with this code
+    (three queries; None if there is none or the paper is not the juror's)."""
+    criterion = Criterion.objects.select_related("task").filter(pk=criterion_id).first()
+    if criterion is None or criterion.task is None or not criterion.items:
+        return None
+    paper = Paper.objects.filter(code=code, assignments__juror=juror).first()
+    if paper is None:
+        return None
+    output = Output.objects.filter(system_id=paper.system_id, task=criterion.task).first()
+    if output is None:
+        return None
+    return criterion_suggestion(criterion, paper_answers(paper, [criterion.task], [output]))
+
+
+# --- the grade-by-criterion page ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CriterionPaper:
+    """One of the juror's papers in the criterion's order: its code and whether it is marked."""
+
+    code: str
+    marked: bool
+    submitted: bool
+
+
+@dataclass
+class ByCriterionPage:
+    problem: Problem
+    criterion: Criterion
+    criteria: list[Criterion]  # the rubric's criteria, for the links to the others
+    papers: list[CriterionPaper]  # the juror's papers of the problem, by code
+    position: int  # index of the shown paper in `papers`
+    assignment: Assignment
+    paper: Paper
+    mark: Mark | None
+    answers: list[dict]  # paper_answers rows of the criterion's task (its items), or all
+    held_elsewhere: bool
+    suggestion: Decimal | None
+    cell: PaperCell | None = None  # other jurors' marks, once the juror submitted the paper
+    suggestions: dict[int, Decimal] = field(default_factory=dict)  # as GradingPage's
+
+    @property
+    def marked(self) -> int:
+        return sum(p.marked for p in self.papers)
+
+    @property
+    def total(self) -> int:
+        return len(self.papers)
+
+    @property
+    def previous(self) -> str | None:
+        return self.papers[self.position - 1].code if self.position > 0 else None
+
+    @property
+    def next(self) -> str | None:
+        index = self.position + 1
+        return self.papers[index].code if index < len(self.papers) else None
+
+    @property
+    def next_unmarked(self) -> str | None:
+        """The next paper after this one (wrapping round) not marked and not submitted."""
+        count = len(self.papers)
+        for step in range(1, count):
+            paper = self.papers[(self.position + step) % count]
+            if not paper.marked and not paper.submitted:
+                return paper.code
+        return None
+
+
+def by_criterion_page(
+    user, *, problem_id: int, criterion_id: int, code: str = ""
+) -> ByCriterionPage:
+    """Return one criterion of a problem on one of the juror's papers of it (`code`, else the
+    first one not marked yet), or 404: a problem the juror has no paper of, a criterion not
+    of its current rubric, or a paper that is not the juror's. Seven queries (one more for a
+    paper without outputs, four more once the juror submitted it), whatever the papers."""
+    problem = get_object_or_404(Problem.objects.select_related("competition"), pk=problem_id)
+    criteria = rubric_criteria(problem)
+    criterion = next((c for c in criteria if c.pk == criterion_id), None)
+    if criterion is None:
+        raise Http404("no such criterion of this problem")
+    assignments = list(
+        Assignment.objects.filter(juror=user, paper__problem=problem)
+        .select_related("paper")
+        .order_by("paper__code")
+    )
+    if not assignments:
+        raise Http404("no paper of this problem is yours")
+    marks = {
+        m.assignment_id: m
+        # No default ordering: it would join the assignment, paper and problem for nothing.
+        for m in Mark.objects.filter(assignment__in=assignments, criterion=criterion).order_by()
+    }
+    papers = [
+        CriterionPaper(
+            code=a.paper.code,
+            marked=a.pk in marks and marks[a.pk].points is not None,
+            submitted=a.is_submitted,
+        )
+        for a in assignments
+    ]
+    if code:
+        position = next((i for i, a in enumerate(assignments) if a.paper.code == code), None)
+        if position is None:
+            raise Http404("no such paper of yours")
+    else:
+        position = next((i for i, p in enumerate(papers) if not p.marked and not p.submitted), 0)
+    assignment = assignments[position]
+    paper = assignment.paper
+    paper.problem = problem
+    tasks = list(problem.tasks.order_by("number"))
+    if criterion.task_id:  # the criterion's task alone (its items are picked below)
+        tasks = [t for t in tasks if t.pk == criterion.task_id]
+    outputs = {
+        o.task_id: o
+        for o in Output.objects.filter(system_id=paper.system_id, task__in=tasks)
+        .order_by()
+        .only("task_id", "source", "parsed_items", "extracted_items", "explanation", "scores")
+    }
+    shown = [outputs.get(t.pk) for t in tasks]
+    answers = paper_answers(paper, tasks, shown)
+    has_outputs = any(o is not None for o in shown)
+    external = not has_outputs and paper.system_id in external_system_ids([paper.system_id])
+    held = answers_held_elsewhere(external=external, has_outputs=has_outputs)
+    for row, output in zip(answers, shown, strict=True):
+        row["has_output"] = output is not None
+    suggestions = page_suggestions([criterion], answers, held_elsewhere=held)
+    for row in answers:  # then only the criterion's items are shown
+        row["explanation_html"] = explanation_html(row["explanation"])
+        if criterion.task_id and criterion.items:
+            wanted = set(criterion.items)
+            row["items"] = [i for i in row["items"] if i["number"] in wanted]
+    return ByCriterionPage(
+        problem=problem,
+        criterion=criterion,
+        criteria=criteria,
+        papers=papers,
+        position=position,
+        assignment=assignment,
+        paper=paper,
+        mark=marks.get(assignment.pk),
+        answers=answers,
+        held_elsewhere=held,
+        suggestion=suggestions.get(criterion.pk),
+        cell=paper_cells(paper, [criterion]).get(criterion.pk) if assignment.is_submitted else None,
+        suggestions=suggestions,
+    )

@@ -1,0 +1,22 @@
+"""Grading by criterion: one criterion of a problem across the juror's papers, one at a time."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from ..selectors_criterion import by_criterion_page
+from .juror import juror_required
+
+
+@require_GET
+@juror_required
+def by_criterion(request: HttpRequest, problem_id: int, criterion_id: int) -> HttpResponse:
+    page = by_criterion_page(
+        request.user,
+        problem_id=problem_id,
+        criterion_id=criterion_id,
+        code=request.GET.get("paper", "")[:16],
+    )
+    return render(request, "grading/by_criterion.html", {"page": page})
