@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 from playwright.sync_api import expect
 
 from .axe import axe_context, axe_violations, violations_text
@@ -39,6 +40,7 @@ class Demo:
     open_paper: str  # juror1's paper of problem 1 not yet submitted
     submitted_paper: str  # juror1's paper of problem 1 submitted by both its jurors
     criterion: int  # problem 1's first criterion (a thread)
+    problem: int  # problem 1's id
 
 
 @pytest.fixture
@@ -64,6 +66,7 @@ def demo(db) -> Demo:
         open_paper=open_paper.paper.code,
         submitted_paper=submitted.paper.code,
         criterion=criterion.pk,
+        problem=problem.pk,
     )
 
 
@@ -81,6 +84,10 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
             f"/jury/papers/{demo.open_paper}/",
             f"/jury/papers/{demo.submitted_paper}/",
             thread_path(demo),
+            reverse("grading:by_criterion", args=[demo.problem, demo.criterion]),
+            reverse("grading:by_criterion", args=[demo.problem, demo.criterion])
+            + f"?paper={demo.submitted_paper}",
+            reverse("grading:distinct_first", args=[demo.problem]),
         ],
         "chair": [f"{c}/jury/problems/{PROBLEM}/sheet/", thread_path(demo)],
         "organizer": [
