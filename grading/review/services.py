@@ -29,6 +29,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from ioleval.progress import DONE, RUNNING, STALLED, Progress
 from puzzles.models import Competition
@@ -739,7 +740,7 @@ def _refresh(competition: Competition, resamples: int) -> None:
         return
     try:
         review_refresh_task.delay(competition.pk, resamples)
-    except Exception:  # the broker is down: compute it here rather than never
+    except (KombuOperationalError, OSError):  # the broker is down: compute it here, not never
         logger.exception("review of %s: could not queue its computation", competition.slug)
         review_refresh(competition_id=competition.pk, resamples=resamples)
 

@@ -118,8 +118,10 @@ def test_the_lock_is_released_when_the_computation_fails(built, monkeypatch):
 def test_a_broker_that_is_down_means_computing_it_in_the_request(
     organizer_client, built, monkeypatch
 ):
+    from kombu.exceptions import OperationalError
+
     def down(*args):
-        raise ConnectionError("broker unreachable")
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
     monkeypatch.setattr(tasks.review_refresh_task, "delay", down)
     page = organizer_client.get(PAGE).content.decode()
@@ -142,3 +144,19 @@ def test_finalizing_without_a_worker_leaves_the_review_to_the_page(built, queued
 
     problem_finalize(problem=built.problems[1], chair=built.chair)
     assert queued == []
+
+
+def test_a_failing_computation_without_a_worker_is_an_error_once(
+    organizer_client, built, monkeypatch
+):
+    calls = []
+
+    def broken(**kwargs):
+        calls.append(kwargs)
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(services, "review_build", broken)
+    with pytest.raises(RuntimeError):
+        organizer_client.get(PAGE)
+    assert len(calls) == 1  # not computed a second time as if the broker were down
+    assert cache.get(services._lock_key(built.competition, 10_000)) is None
