@@ -1,6 +1,15 @@
 """Views of the jury, by role."""
 
-from .chair import finalize, sheet, thread, thread_post, tolerance
+from .chair import (
+    chair_overview,
+    finalize,
+    sheet,
+    sheet_decide,
+    sheet_next,
+    thread,
+    thread_post,
+    tolerance,
+)
 from .juror import grade, juror_home, mark_save, submit, tags_save
 from .organizer import (
     assign,
@@ -36,6 +45,7 @@ __all__ = [
     "paper_download",
     "paper_text_download",
     "assign",
+    "chair_overview",
     "contestants_upload",
     "explanations",
     "explanations_export",
@@ -54,6 +64,8 @@ __all__ = [
     "select_systems",
     "set_group",
     "sheet",
+    "sheet_decide",
+    "sheet_next",
     "submit",
     "tags_save",
     "thread",

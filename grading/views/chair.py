@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from ioleval.errors import AppError
 from ioleval.http import form_data, post_redirect
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, has_role, role_required
 from puzzles.models import Problem
@@ -16,6 +18,7 @@ from .. import services
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
 from ..models import Criterion, Paper
 from ..selectors import SheetFilters, sheet_page, thread_access, thread_page
+from ..selectors_chair import DecidePanel, chair_overview_page, decide_panel, next_discrepancy
 from ..text import points_text
 
 chair_required = role_required(CHAIR, ORGANIZER)
@@ -33,7 +36,14 @@ def sheet(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     problem = _problem(slug, number)
     page = sheet_page(problem, request.user, SheetFilters.from_query(request.GET))
     tolerance_form = ToleranceForm(initial={"tolerance": points_text(page.jury.tolerance)})
-    return render(request, "grading/sheet.html", {"page": page, "tolerance_form": tolerance_form})
+    context = {
+        "page": page,
+        "tolerance_form": tolerance_form,
+        "problem": problem,
+        "query": page.filters.query(),
+        "next_query": page.filters.query(),
+    }
+    return render(request, "grading/sheet.html", context)
 
 
 @require_GET
@@ -107,3 +117,88 @@ def tolerance(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         return "Tolerance saved."
 
     return post_redirect(request, act, reverse("grading:sheet", args=[slug, number]))
+
+
+@require_GET
+@chair_required
+def chair_overview(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    page = chair_overview_page(_problem(slug, number), request.user)
+    return render(request, "grading/chair_overview.html", {"page": page})
+
+
+def _panel(
+    request: HttpRequest, panel: DecidePanel, form: DecideForm, *, status: int = 200, **extra
+) -> HttpResponse:
+    """Render the sheet's decision panel for one cell (htmx)."""
+    filters = SheetFilters.from_query(request.GET)
+    context = {
+        "panel": panel,
+        "form": form,
+        "problem": panel.problem,
+        "query": filters.query(),
+        "next_query": filters.query(after=f"{panel.paper.code}:{panel.criterion.pk}"),
+        **extra,
+    }
+    return render(request, "grading/sheet.html#panel", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(CHAIR)
+def sheet_decide(
+    request: HttpRequest, slug: str, number: int, code: str, criterion_id: int
+) -> HttpResponse:
+    """Open a cell of the sheet for a decision (GET) and decide it (POST) through the same
+    service as the thread page; without htmx, the thread page and the sheet as before."""
+    problem = _problem(slug, number)
+    panel = decide_panel(problem, request.user, code, criterion_id)
+    if request.method == "GET":
+        if not request.htmx:
+            return redirect(panel.cell.url)
+        return _panel(request, panel, DecideForm())
+    form = DecideForm(request.POST)
+
+    def act() -> str:
+        data = form_data(form)
+        services.criterion_decide(
+            paper=panel.paper, criterion=panel.criterion, chair=request.user, **data
+        )
+        return f"Decision recorded: {code} {panel.criterion.code}."
+
+    if not request.htmx:
+        sheet_url = reverse("grading:sheet", args=[slug, number])
+        return post_redirect(request, act, f"{sheet_url}#{panel.cell.dom_id}")
+    try:
+        message = act()
+    except AppError as exc:
+        return _panel(request, panel, form, status=422, error=exc)
+    panel = decide_panel(problem, request.user, code, criterion_id)  # the cell as it is now
+    return _panel(request, panel, DecideForm(), message=message)
+
+
+@require_GET
+@role_required(CHAIR)
+def sheet_next(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """Open the next open discrepancy after the cell `after`, in the sheet's order."""
+    problem = _problem(slug, number)
+    filters = SheetFilters.from_query(request.GET)
+    found = next_discrepancy(problem, request.user, filters, request.GET.get("after", ""))
+    if found is None:
+        message = "No open discrepancy left on this sheet."
+        if request.htmx:
+            context = {
+                "panel": None,
+                "problem": problem,
+                "message": message,
+                "query": filters.query(),
+                "next_query": filters.query(),
+            }
+            return render(request, "grading/sheet.html#panel", context)
+        messages.info(request, message)
+        query = filters.query()
+        return redirect(
+            reverse("grading:sheet", args=[slug, number]) + (f"?{query}" if query else "")
+        )
+    panel = decide_panel(problem, request.user, *found)
+    if not request.htmx:
+        return redirect(panel.cell.url)
+    return _panel(request, panel, DecideForm())
