@@ -325,3 +325,28 @@ def test_cell_states_are_what_the_consensus_rule_says(sheet):
     assert all(
         c.decidable == (c.state.status in (DISCREPANT, DECIDED)) for r in page.rows for c in r.cells
     )
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    low, high = sorted((_luminance(a), _luminance(b)))
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_state_words_on_their_backgrounds_have_a_contrast_of_at_least_4_5():
+    from pathlib import Path
+
+    css = (Path(__file__).resolve().parents[2] / "static/css/ioleval.css").read_text()
+    ink = re.search(r"--ink: (#[0-9a-f]{6})", css).group(1)
+    muted = re.search(r"--muted: (#[0-9a-f]{6})", css).group(1)
+    for state, text in (("discrepant", ink), ("agreed", ink), ("decided", ink), ("pending", muted)):
+        background = re.search(rf"\.cell\.{state} \{{ background: (#[0-9a-f]{{6}})", css).group(1)
+        assert _contrast(text, background) >= 4.5, state
+    # States are outlined as well (outlines stay in forced-colours mode, backgrounds go).
+    for state in ("discrepant", "decided", "pending"):
+        assert re.search(rf"\.cell\.{state} \{{ outline: \d+px (dashed|solid|dotted)", css), state
