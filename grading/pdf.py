@@ -52,6 +52,7 @@ from .text import (
     breakable_html,
     breakable_text,
     explanation_html,
+    item_prompts,  # noqa: F401 -- read by the tests and other callers as grading.pdf's
     points_text,
 )
 
@@ -70,8 +71,6 @@ _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 _STATIC_PATH = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$")
 # Paper codes become file names: letters, digits and inner hyphens only.
 _SAFE_CODE = re.compile(r"^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$")
-# "1. kaimek", "BB. (his) son", "a) ...": an item's label at the start of a query line.
-_ITEM_LINE = re.compile(r"^\s*([0-9]{1,3}|[A-Za-z]{1,3})[.)]\s+(\S.*?)\s*$")
 
 
 class StaticFetcher(URLFetcher):
@@ -199,36 +198,27 @@ def _text(value) -> str:
     return str(value)
 
 
-def item_prompts(query: str, n_items: int) -> list[tuple[str, str]] | None:
-    """Return (label, prompt) per item read from the query's lines, or None if they don't fit."""
-    found = [(m[1], m[2]) for line in query.splitlines() if (m := _ITEM_LINE.match(line))]
-    return found if n_items and len(found) == n_items else None
-
-
-def _sheet_task(row: dict, earlier: dict[str, int]) -> SheetTask:
+def _sheet_task(row: dict) -> SheetTask:
     task: Task = row["task"]
-    prompts = item_prompts(task.query, len(row["items"]))
     items = []
-    for i, item in enumerate(row["items"]):
+    for item in row["items"]:
         answer = answer_text(_text(item["answer"]).strip())
         items.append(
             SheetItem(
-                label=prompts[i][0] if prompts else str(item["number"]),
-                prompt=breakable_text(prompts[i][1]) if prompts else "",
+                label=item["label"],
+                prompt=breakable_text(item["prompt"]),
                 answer=breakable_text(answer.text),
                 answer_length=answer.length if answer.truncated else 0,
             )
         )
     explanation = (row["explanation"] or "").strip()
-    same_as = earlier.get(explanation) if explanation else None
-    if explanation and same_as is None:
-        earlier[explanation] = task.number
+    same_as = row["explanation_same_as"]
     return SheetTask(
         number=task.number,
         kind=task.get_task_type_display(),
         query=breakable_text(task.query),
         items=items,
-        has_prompts=prompts is not None,
+        has_prompts=row["has_prompts"],
         explanation=(
             SafeString(breakable_html(explanation_html(explanation)))
             if same_as is None
@@ -284,7 +274,6 @@ def sheet_builder(papers: list[Paper]) -> Callable[[Paper], Sheet]:
         rows = paper_answers(
             paper, problem_tasks, [outputs.get((paper.system_id, t.pk)) for t in problem_tasks]
         )
-        earlier: dict[str, int] = {}
         return Sheet(
             code=paper.code,
             competition=problem.competition.name,
@@ -292,7 +281,7 @@ def sheet_builder(papers: list[Paper]) -> Callable[[Paper], Sheet]:
             problem_title=problem.title,
             language=problem.language_label,
             context=breakable_text(problem.context),
-            tasks=[_sheet_task(row, earlier) for row in rows],
+            tasks=[_sheet_task(row) for row in rows],
             grid=[
                 GridRow(c.code, c.title, c.description, c.get_kind_display(), c.maximum, c.step)
                 for c in criteria.get(problem.pk, [])

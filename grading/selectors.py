@@ -12,7 +12,7 @@ from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Case, Count, Exists, OuterRef, Prefetch, Q, Value, When
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -35,7 +35,7 @@ from .models import (
     Rubric,
 )
 from .sheet_rules import DEFAULT_SORT, SORTS, absolute_differences, sort_rows
-from .text import explanation_html, points_text
+from .text import explanation_html, item_prompts, points_text
 
 
 def assignment_for(user, code: str) -> Assignment:
@@ -204,6 +204,16 @@ class GradingPage:
     chosen_tags: set[int]
     others: dict[int, PaperCell] = field(default_factory=dict)  # once submitted
     held_elsewhere: bool = False  # its answers are outside ioleval (HELD_ELSEWHERE_NOTE)
+    next_code: str | None = None  # the juror's next unfinished paper of this problem
+
+    @property
+    def first_unmarked(self) -> int | None:
+        """Return the id of the first criterion, in the rubric's order, without points."""
+        for criterion in self.criteria:
+            mark = self.marks.get(criterion.pk)
+            if mark is None or mark.points is None:
+                return criterion.pk
+        return None
 
 
 @dataclass(frozen=True)
@@ -282,6 +292,27 @@ def grading_page(assignment: Assignment) -> GradingPage:
         chosen_tags=chosen,
         others=paper_cells(paper, criteria) if assignment.is_submitted else {},
         held_elsewhere=answers_held_elsewhere(external=external, has_outputs=has_outputs),
+        next_code=next_unfinished_code(assignment),
+    )
+
+
+def next_unfinished_code(assignment: Assignment) -> str | None:
+    """Return the code of the juror's next paper of the same problem not yet submitted.
+
+    Next in the juror's home order (by code) after this paper, wrapping around to the
+    first; never this paper; None when every other one is submitted. One query."""
+    code = assignment.paper.code
+    return (
+        Assignment.objects.filter(
+            juror_id=assignment.juror_id,
+            paper__problem_id=assignment.paper.problem_id,
+            submitted_at__isnull=True,
+        )
+        .exclude(pk=assignment.pk)
+        .annotate(wraps=Case(When(paper__code__gt=code, then=Value(0)), default=Value(1)))
+        .order_by("wraps", "paper__code")
+        .values_list("paper__code", flat=True)
+        .first()
     )
 
 
@@ -296,8 +327,10 @@ def paper_answers_of(paper: Paper) -> list[dict]:
 
 
 def paper_answers(paper: Paper, tasks: list, outputs: list) -> list[dict]:
-    """Return per task the items with the key and the exact-match flag the paper earned."""
+    """Return per task the items with their question, the key and the exact-match flag the
+    paper earned, and the explanation (with the earlier assignment it repeats, if any)."""
     rows = []
+    earlier: dict[str, int] = {}  # explanation -> the first assignment that gave it
     for task, output in zip(tasks, outputs, strict=True):
         items = []
         stage = output.official_stage if output else "parsed"
@@ -307,17 +340,31 @@ def paper_answers(paper: Paper, tasks: list, outputs: list) -> list[dict]:
             else []
         )
         flags = output.scores.get("iol2026", {}).get(stage, {}).get("item_em", []) if output else []
+        prompts = item_prompts(task.query, len(task.answer_key))
         for index, key in enumerate(task.answer_key):
             items.append(
                 {
                     "number": index + 1,
+                    "label": prompts[index][0] if prompts else str(index + 1),
+                    "prompt": prompts[index][1] if prompts else "",
                     "answer": answer[index] if index < len(answer) else "",
                     "key": key,
                     "exact": bool(flags[index]) if index < len(flags) else False,
                 }
             )
+        explanation = output.explanation if output else ""
+        shared = (explanation or "").strip()
+        same_as = earlier.get(shared) if shared else None
+        if shared and same_as is None:
+            earlier[shared] = task.number
         rows.append(
-            {"task": task, "items": items, "explanation": output.explanation if output else ""}
+            {
+                "task": task,
+                "items": items,
+                "has_prompts": prompts is not None,
+                "explanation": explanation,
+                "explanation_same_as": same_as,
+            }
         )
     return rows
 

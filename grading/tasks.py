@@ -45,3 +45,11 @@ def render_packet_task(juror_id: int, problem_id: int) -> str:
     problem = Problem.objects.get(pk=problem_id)
     content = ContentFile(packet_pdf(juror, problem))
     return default_storage.save(f"packets/{uuid.uuid4().hex}.pdf", content)
+
+
+@shared_task
+def review_refresh_task(competition_id: int, resamples: int) -> str:
+    """Compute and cache a competition's result review and its charts; return its cache key."""
+    from .review.services import review_refresh
+
+    return review_refresh(competition_id=competition_id, resamples=resamples)

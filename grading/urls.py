@@ -46,6 +46,11 @@ urlpatterns = [
     path("c/<slug:slug>/jury/marks.<str:fmt>", views.marks_export, name="marks_export"),
     path("c/<slug:slug>/jury/totals/", views.totals, name="totals"),
     path("c/<slug:slug>/review/", review_views.review, name="review"),
+    path(
+        "c/<slug:slug>/review/progress/",
+        review_views.review_progress,
+        name="review_progress",
+    ),
     path("c/<slug:slug>/review.json", review_views.review_json, name="review_json"),
     path("c/<slug:slug>/review.pdf", review_views.review_report_pdf, name="review_pdf"),
     path(

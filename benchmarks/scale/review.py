@@ -81,21 +81,31 @@ def dashboard(competition, args, result: dict, say, rng) -> None:
     for label, figures in page_requests(competition, args.repeats).items():
         result["times"][label] = figures
         say(f"{label}: {figures}")
-    cold_ms = result["times"]["GET review page, cold"]["median_ms"]
+    cold_ms = max(
+        result["times"][label]["median_ms"]
+        for label in (
+            "GET review page, first view (nothing computed yet: queued)",
+            "GET review page, computed (its body rendered)",
+            "GET review page after a change (the last review shown)",
+        )
+    )
     cached_ms = result["times"]["GET review page, cached"]["median_ms"]
     result["targets"] = {"cold_under_1s": cold_ms < 1000, "cached_under_100ms": cached_ms < 100}
     say(review_targets_line(cold_ms, cached_ms))
 
 
 def page_requests(competition, repeats: int) -> dict[str, dict]:
-    """Time the dashboard as a browser asks for it, through Django's whole request cycle:
-    the page with an empty cache, then its five chart images (the first draws all five),
-    then the page again (cached)."""
+    """Time the dashboard as a browser asks for it, through Django's whole request cycle, with
+    a worker (the broker is in memory: the page queues the computation and does not wait):
+    the first view with an empty cache, the computation the worker does, the page and its
+    five charts once computed, the page cached, and the page after a change (the last review
+    shown while the new one is computed)."""
     from django.core.cache import cache
     from django.test import Client
     from django.urls import reverse
 
-    from grading.review.services import CHARTS
+    from grading.review.services import CHARTS, review_refresh
+    from puzzles.models import Competition
     from tests.grading.factories import OrganizerFactory
 
     # An organizer of our own, who grades none of the papers (the page waits for those).
@@ -104,18 +114,38 @@ def page_requests(competition, repeats: int) -> dict[str, dict]:
     client.force_login(organizer)
     page = reverse("grading:review", args=[competition.slug])
     charts = [reverse("grading:review_chart", args=[competition.slug, n]) for n in CHARTS]
+    gold = competition.gold_threshold
+
+    def get(urls, expect=None):
+        for url in urls:
+            response = client.get(url)
+            assert response.status_code == 200, (url, response.status_code)
+            if expect:
+                assert expect in response.content.decode(), (url, expect)
+
     steps = {
-        "GET review page, cold": [page],
-        "GET first chart (draws all five)": charts[:1],
-        "GET the other four charts": charts[1:],
-        "GET review page, cached": [page],
+        "GET review page, first view (nothing computed yet: queued)": lambda: get(
+            [page], "being computed"
+        ),
+        "the worker's computation (review and charts)": lambda: review_refresh(
+            competition_id=competition.pk, resamples=10_000
+        ),
+        "GET review page, computed (its body rendered)": lambda: get([page], "Jury against"),
+        "GET the five charts": lambda: get(charts),
+        "GET review page, cached": lambda: get([page], "Jury against"),
+        "GET review page after a change (the last review shown)": lambda: get(
+            [page], "have changed since"
+        ),
     }
     watches = {label: Stopwatch() for label in steps}
-    for _ in range(repeats):
+    for i in range(repeats):
         cache.clear()
-        for label, urls in steps.items():
+        Competition.objects.filter(pk=competition.pk).update(gold_threshold=gold)
+        for label, step in steps.items():
+            if label.startswith("GET review page after a change"):
+                moved = gold + i + 1 if gold is not None else i + 1
+                Competition.objects.filter(pk=competition.pk).update(gold_threshold=moved)
             with watches[label]:
-                for url in urls:
-                    response = client.get(url)
-                    assert response.status_code == 200, (url, response.status_code)
+                step()
+    Competition.objects.filter(pk=competition.pk).update(gold_threshold=gold)
     return {label: watch.medians() for label, watch in watches.items()}

@@ -15,6 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.db import connections, router
 from django.db.models import Count, F, Func, OuterRef, Subquery, TextField, Value
 from django.db.models.functions import Cast, Concat
 
@@ -236,12 +237,17 @@ def _problem_maximum(problem: PuzzleProblem, criteria: list[Criterion]) -> Decim
 # --- the cache's fingerprint ----------------------------------------------------------------
 
 
-def _scalar(queryset, function: str, column: str | F | Func) -> Subquery:
-    """Return one aggregate over the rows of `queryset` (filtered by OuterRef) as a subquery.
+def _aggregates(queryset, figures: list[tuple[str, str | F | Func]]) -> Subquery:
+    """Return aggregates over the rows of `queryset` (filtered by OuterRef) as one subquery:
+    their values as text, joined. One scan of the rows serves all of a table's figures.
 
     Func, unlike Django's aggregates, adds no GROUP BY: the subquery is one row."""
-    expression = Func(F(column) if isinstance(column, str) else column, function=function)
-    return Subquery(queryset.order_by().annotate(v=expression).values("v")[:1])
+    parts = []
+    for function, column in figures:
+        expression = Func(F(column) if isinstance(column, str) else column, function=function)
+        parts += [Cast(expression, TextField()), Value(_FIELDS)]
+    row = Concat(*parts, output_field=TextField())
+    return Subquery(queryset.order_by().annotate(v=row).values("v")[:1])
 
 
 # Separates the rows and the fields of a joined text; not a character names are typed with.
@@ -291,6 +297,42 @@ def review_fingerprint(competition: Competition) -> str:
     (`_TEXTS`: system, criterion, problem and tag names and settings), so that an edit in
     place moves it too.
     """
+    alias = router.db_for_read(Competition)
+    sql, params = _fingerprint_sql(alias, competition.pk)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(sql, params)
+        names = [column[0] for column in cursor.description]
+        row = dict(zip(names, cursor.fetchone() or (), strict=False))
+    for source in _TEXTS:  # rows come in no set order
+        row[f"fp_text_{source}"] = sorted((row.get(f"fp_text_{source}") or "").split(_ROWS))
+    text = repr(sorted(row.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+# The fingerprint's SQL, compiled once per process and database: Django takes longer to build
+# and compile its 30 subqueries than the database takes to run them, on every page view.
+_COMPILED: dict[str, tuple[str, tuple, tuple[int, ...]]] = {}
+_PLACEHOLDER = -918_273_645  # stands for the competition's id while compiling; no real id
+
+
+def _fingerprint_sql(alias: str, competition_id: int) -> tuple[str, list]:
+    """Return the fingerprint query's SQL on a database and its parameters for a competition."""
+    if alias not in _COMPILED:
+        query = _fingerprint_queryset(_PLACEHOLDER).query
+        sql, params = query.get_compiler(using=alias).as_sql()
+        at = tuple(i for i, p in enumerate(params) if p == _PLACEHOLDER)
+        if len(at) != 1:  # the id must be the query's one parameter that is no constant
+            raise RuntimeError(f"fingerprint query: the id is at {at} of {params!r}")
+        _COMPILED[alias] = (sql, tuple(params), at)
+    sql, params, at = _COMPILED[alias]
+    bound = list(params)
+    for i in at:
+        bound[i] = competition_id
+    return sql, bound
+
+
+def _fingerprint_queryset(competition_id: int):
+    """The fingerprint's one query: a row of thresholds, aggregates and joined texts."""
     pk = OuterRef("pk")
     in_competition = {
         "mark": Mark.objects.filter(assignment__paper__problem__competition=pk),
@@ -315,56 +357,43 @@ def review_fingerprint(competition: Competition) -> str:
         "task": Task.history.filter(problem__competition=pk),
         "tag_name": ObservationTag.objects.filter(competition=pk),
     }
-    figures = {
-        "marks": ("mark", "COUNT", "id"),
-        "mark_id": ("mark", "MAX", "id"),
-        "mark_at": ("mark", "MAX", "updated_at"),
-        "assignments": ("assignment", "COUNT", "id"),
-        "assignment_id": ("assignment", "MAX", "id"),
-        "submitted": ("submitted", "COUNT", "id"),
-        "submitted_at": ("submitted", "MAX", "submitted_at"),
-        "papers": ("paper", "COUNT", "id"),
-        "paper_id": ("paper", "MAX", "id"),
-        "resolutions": ("resolution", "COUNT", "id"),
-        "decided_at": ("resolution", "MAX", "decided_at"),
-        "tags": ("tag", "COUNT", "id"),
-        "tag_id": ("tag", "MAX", "id"),
-        "finalized": ("final", "COUNT", "id"),
-        "finalized_at": ("final", "MAX", "finalized_at"),
-        "tolerance": ("jury", "SUM", "tolerance"),
-        "rubric_id": ("rubric", "MAX", "id"),
-        "criteria": ("criterion", "COUNT", "id"),
-        "criterion_id": ("criterion", "MAX", "id"),
-        "criterion_max": ("criterion", "SUM", "maximum"),
-        "contestants": ("contestant", "COUNT", "id"),
-        "contestant_id": ("contestant", "MAX", "id"),
-        "contestant_sum": ("contestant", "SUM", "total"),
-        "points": ("points", "COUNT", "id"),
-        "points_id": ("points", "MAX", "id"),
-        "external": ("external", "COUNT", "id"),
-        "external_at": ("external", "MAX", "updated_at"),
-        "outputs": ("output", "COUNT", "id"),
-        "output_id": ("output", "MAX", "id"),
-        "output_at": ("output", "MAX", "updated_at"),
-        "systems": ("system", "COUNT", "id"),
-        "system_id": ("system", "MAX", "id"),
-        "external_systems": ("external_system", "COUNT", "id"),
-        "problems": ("problem", "COUNT", "id"),
-        "problem_points": ("problem", "SUM", "points"),
-        "task_history": ("task", "MAX", "history_id"),
+    # Per table, what moves when a row is added, removed or edited; one subquery per table.
+    figures: dict[str, list[tuple[str, str | F]]] = {
+        "mark": [("COUNT", "id"), ("MAX", "id"), ("MAX", "updated_at")],
+        "assignment": [("COUNT", "id"), ("MAX", "id")],
+        "submitted": [("COUNT", "id"), ("MAX", "submitted_at")],
+        "paper": [("COUNT", "id"), ("MAX", "id")],
+        "resolution": [("COUNT", "id"), ("MAX", "decided_at")],
+        "tag": [("COUNT", "id"), ("MAX", "id")],
+        "final": [("COUNT", "id"), ("MAX", "finalized_at")],
+        "jury": [("SUM", "tolerance")],
+        "rubric": [("MAX", "id")],
+        "criterion": [("COUNT", "id"), ("MAX", "id"), ("SUM", "maximum")],
         # Weighted by id, a sum moves when one row's value is edited in place.
-        "contestant_weighted": ("contestant", "SUM", F("id") * F("total")),
-        "points_weighted": ("points", "SUM", F("id") * F("points")),
+        "contestant": [
+            ("COUNT", "id"),
+            ("MAX", "id"),
+            ("SUM", "total"),
+            ("SUM", F("id") * F("total")),
+        ],
+        "points": [("COUNT", "id"), ("MAX", "id"), ("SUM", F("id") * F("points"))],
+        "external": [("COUNT", "id"), ("MAX", "updated_at")],
+        "output": [("COUNT", "id"), ("MAX", "id"), ("MAX", "updated_at")],
+        "system": [("COUNT", "id"), ("MAX", "id")],
+        "external_system": [("COUNT", "id")],
+        "problem": [("COUNT", "id"), ("SUM", "points")],
+        "task": [("MAX", "history_id")],
     }
     annotations = {
-        f"fp_{name}": _scalar(in_competition[source], function, column)
-        for name, (source, function, column) in figures.items()
+        f"fp_{source}": _aggregates(in_competition[source], aggregates)
+        for source, aggregates in figures.items()
     } | {
         f"fp_text_{source}": _joined(in_competition[source], *names)
         for source, names in _TEXTS.items()
     }
-    row = (
-        Competition.objects.filter(pk=competition.pk)
+    return (
+        Competition.objects.filter(pk=competition_id)
+        .order_by()
         .annotate(**annotations)
         .values(
             "gold_threshold",
@@ -374,14 +403,8 @@ def review_fingerprint(competition: Competition) -> str:
             "name",
             "total_points",
             *annotations,
-        )
-        .first()
+        )[:1]
     )
-    row = dict(row or {})
-    for source in _TEXTS:  # rows come in no set order
-        row[f"fp_text_{source}"] = sorted((row[f"fp_text_{source}"] or "").split(_ROWS))
-    text = repr(sorted(row.items()))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 __all__ = [

@@ -4,25 +4,33 @@
 values); `review_cached` serves it, with its charts, from Django's cache. The page, the JSON
 report (`Review.as_json`) and `manage.py report` all read the same `Review`.
 
-Cache key: ``ioleval:review:v1:<competition id>:<resamples>:<fingerprint>`` for the review,
-the same with ``:charts`` appended for its SVG charts, where the fingerprint is
-`grading.review.selectors.review_fingerprint` (one query over the latest marks, submissions,
-decisions, finalizations, rubrics, contestants, automatic figures, systems and thresholds).
-Any change to what the review reads makes a new key, so nothing has to be deleted: stale
-entries age out after CACHE_SECONDS. Each process may hold its own copy (the default
-local-memory cache); the fingerprint keeps them all correct.
+Cache key: ``ioleval:review:v2:<competition id>:<resamples>:<fingerprint>`` for the review,
+the same with ``:charts`` appended for its SVG charts (and ``:body:<role>`` for the page's
+rendered body), where the fingerprint is `grading.review.selectors.review_fingerprint` (one
+query over the latest marks, submissions, decisions, finalizations, rubrics, contestants,
+automatic figures, systems and thresholds). Any change to what the review reads makes a new
+key, so nothing has to be deleted: stale entries age out after CACHE_SECONDS. The page shows
+the latest review while a task computes the new one (`review_state`, below); for that the
+worker and the web processes share one cache (CACHE_URL).
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from decimal import Decimal
 
+from celery import current_app
 from django.core.cache import cache
+from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 
+from ioleval.progress import DONE, RUNNING, STALLED, Progress
 from puzzles.models import Competition
 
 from . import charts
@@ -41,7 +49,9 @@ from .stats import (
     spread,
 )
 
-CACHE_VERSION = 1
+logger = logging.getLogger(__name__)
+
+CACHE_VERSION = 2
 CACHE_SECONDS = 24 * 60 * 60
 DIVERGENT_PAPERS = 10  # the most divergent papers listed
 SEED = 2026
@@ -160,6 +170,7 @@ class Review:
     # (grading.review.observations); review_build adds them, they need their own queries.
     agreement: tuple[ProblemAgreement, ...] = field(default_factory=tuple)
     observations: TagCounts | None = None
+    built_at: datetime | None = None  # when review_build computed it
 
     @property
     def problem_intervals(self) -> bool:
@@ -319,6 +330,7 @@ def review_build(*, competition: Competition, resamples: int = 10_000) -> Review
         review,
         agreement=tuple(problem_agreement(competition, resamples=resamples, seed=SEED)),
         observations=tag_counts(competition),
+        built_at=timezone.now(),
     )
 
 
@@ -615,21 +627,133 @@ def review_cache_key(competition: Competition, *, resamples: int, fingerprint: s
 def review_cached(
     *, competition: Competition, resamples: int = 10_000, with_charts: bool = True
 ) -> ReviewPage:
-    """Return the review (and its charts) from the cache, building what is missing."""
+    """Return the review of the marks as they stand (and its charts) from the cache, building
+    what is missing here and now (the JSON, the PDF, the exports and `manage.py report`)."""
     key = review_cache_key(
         competition, resamples=resamples, fingerprint=review_fingerprint(competition)
     )
     review = cache.get(key)
     if review is None:
         review = review_build(competition=competition, resamples=resamples)
-        cache.set(key, review, CACHE_SECONDS)
+        _keep(competition, key, review)
     drawn = None
     if with_charts:
-        drawn = cache.get(f"{key}:charts")
-        if drawn is None:
-            drawn = review_charts(review)
-            cache.set(f"{key}:charts", drawn, CACHE_SECONDS)
+        drawn = review_charts_of(key, review)
     return ReviewPage(review, drawn, key)
+
+
+def review_charts_of(key: str, review: Review) -> ReviewCharts:
+    """Return the charts of the review cached under key, drawing them once."""
+    drawn = cache.get(f"{key}:charts")
+    if drawn is None:
+        drawn = review_charts(review)
+        cache.set(f"{key}:charts", drawn, CACHE_SECONDS)
+    return drawn
+
+
+def _keep(competition: Competition, key: str, review: Review) -> None:
+    """Cache a review under its key and remember it as the competition's latest."""
+    cache.set(key, review, CACHE_SECONDS)
+    cache.set(_latest_key(competition, review.resamples), key, CACHE_SECONDS)
+
+
+# --- the page: never built while an organizer waits -----------------------------------------
+#
+# At IOL scale a review takes seconds to compute (the bootstraps, 24,000 marks), so the page
+# does not compute it: when the marks have moved since the last review, it shows that last
+# review, says so, and has a task compute the new one (a worker's; without a broker, Celery
+# runs it in the request, as before). The page polls (ioleval.progress) and reloads when the
+# review of the marks as they stand is there.
+
+BUILD_LOCK_SECONDS = 10 * 60  # a lost build (a killed worker) is started again after this
+STALLED_SECONDS = 2 * 60  # a build running longer than this is shown as stalled
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    """What the review page shows: the review of the marks as they stand (`fresh`), or while
+    that one is computed, the latest one computed before (`shown` is its key), or none yet."""
+
+    key: str  # the cache key of the marks as they stand
+    shown: str  # the key of the review shown ("" when none has been computed yet)
+    progress: Progress  # DONE when the review shown is the fresh one
+
+    @property
+    def fresh(self) -> bool:
+        return self.shown == self.key
+
+
+def review_state(*, competition: Competition, resamples: int = 10_000) -> ReviewState:
+    """Return what the page can show now, starting the computation of the review of the
+    marks as they stand unless it is cached or already being computed."""
+    key = review_cache_key(
+        competition, resamples=resamples, fingerprint=review_fingerprint(competition)
+    )
+    if not cache.has_key(key):
+        _refresh(competition, resamples)  # without a worker, this builds it here and now
+    if cache.has_key(key):
+        return ReviewState(key, key, Progress(DONE))
+    latest = cache.get(_latest_key(competition, resamples))
+    shown = latest if latest and cache.has_key(latest) else ""
+    started = cache.get(_lock_key(competition, resamples))
+    stalled = started is not None and time.time() - started > STALLED_SECONDS
+    return ReviewState(key, shown, Progress(STALLED if stalled else RUNNING))
+
+
+def review_load(key: str) -> Review | None:
+    """Return the review cached under key (None once it has aged out)."""
+    return cache.get(key) if key else None
+
+
+def review_refresh(*, competition_id: int, resamples: int) -> str:
+    """Compute and cache the review of the marks as they stand (the task's body); return its
+    key. The lock that kept other requests from starting the same work is released."""
+    try:
+        competition = Competition.objects.get(pk=competition_id)
+        review_cached(competition=competition, resamples=resamples)
+        return review_cache_key(
+            competition, resamples=resamples, fingerprint=review_fingerprint(competition)
+        )
+    finally:
+        cache.delete(_lock_key_of(competition_id, resamples))
+
+
+def review_refresh_soon(competition: Competition, *, resamples: int = 10_000) -> None:
+    """With a worker, have the review computed now (after a finalization, so that it is there
+    when the chair opens it); without one, leave it to the first view of the page."""
+    if _with_worker():
+        transaction.on_commit(lambda: _refresh(competition, resamples))
+
+
+def _with_worker() -> bool:
+    """Whether tasks go to a worker (a broker is configured), not run in the caller."""
+    return not current_app.conf.task_always_eager
+
+
+def _refresh(competition: Competition, resamples: int) -> None:
+    """Start one computation of the competition's review, unless one is running."""
+    from ..tasks import review_refresh_task
+
+    lock = _lock_key(competition, resamples)
+    if not cache.add(lock, time.time(), BUILD_LOCK_SECONDS):
+        return
+    try:
+        review_refresh_task.delay(competition.pk, resamples)
+    except Exception:  # the broker is down: compute it here rather than never
+        logger.exception("review of %s: could not queue its computation", competition.slug)
+        review_refresh(competition_id=competition.pk, resamples=resamples)
+
+
+def _latest_key(competition: Competition, resamples: int) -> str:
+    return f"ioleval:review:v{CACHE_VERSION}:{competition.pk}:{resamples}:latest"
+
+
+def _lock_key(competition: Competition, resamples: int) -> str:
+    return _lock_key_of(competition.pk, resamples)
+
+
+def _lock_key_of(competition_id: int, resamples: int) -> str:
+    return f"ioleval:review:v{CACHE_VERSION}:{competition_id}:{resamples}:building"
 
 
 # --- wording and numbers -------------------------------------------------------------------

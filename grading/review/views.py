@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from ioleval.http import XLSX, attachment
-from ioleval.roles import CHAIR, ORGANIZER, role_required
+from ioleval.progress import poll_response
+from ioleval.roles import CHAIR, ORGANIZER, has_role, role_required
 from puzzles.models import Competition
 from puzzles.selectors import competition_get
 
@@ -22,7 +26,16 @@ from .report import (
     review_table_filename,
     review_table_xlsx,
 )
-from .services import CACHE_SECONDS, CHARTS, review_cached
+from .services import (
+    CACHE_SECONDS,
+    CHARTS,
+    STALLED_SECONDS,
+    ReviewState,
+    review_cached,
+    review_charts_of,
+    review_load,
+    review_state,
+)
 
 review_roles = role_required(CHAIR, ORGANIZER)
 
@@ -44,27 +57,76 @@ def review(request: HttpRequest, slug: str) -> HttpResponse:
     competition = _competition(request, slug)
     if request.GET.get("format") == "json":
         return _json(competition)
-    # The charts come in their own requests (review_chart): the page does not wait for them.
-    page = review_cached(competition=competition, with_charts=False)
-    context = {
+    state = review_state(competition=competition)
+    return render(request, "grading/review/review.html", _page(request, competition, state))
+
+
+@require_GET
+@review_roles
+def review_progress(request: HttpRequest, slug: str) -> HttpResponse:
+    """Polled while the page shows an earlier review: 286 and a reload once the new one is in."""
+    competition = _competition(request, slug)
+    state = review_state(competition=competition)
+    response = poll_response(
+        request, "grading/review/review.html", _page(request, competition, state)
+    )
+    if request.htmx and state.fresh:
+        response["HX-Refresh"] = "true"
+    return response
+
+
+def _page(request: HttpRequest, competition: Competition, state: ReviewState) -> dict:
+    """The page's context: the state, and the body of the review shown (rendered once per
+    review and role, then cached: the same for every organizer, and for every chair)."""
+    shown = review_load(state.shown) if not state.fresh else None
+    return {
         "competition": competition,
-        "review": page.review,
-        "charts": CHARTS,
-        "tables": [(name, label) for name, (label, _) in TABLES.items()],
-        "page_key": page.key,
-        "cache_seconds": CACHE_SECONDS,
+        "fresh": state.fresh,
+        "review_body": _body(request, competition, state.shown),
+        "progress": state.progress,
+        "poll_id": "review-progress",
+        "poll_url": reverse("grading:review_progress", args=[competition.slug]),
+        "body": "grading/review/partials/_refresh.html",  # inside partials/_progress.html
+        "page_url": reverse("grading:review", args=[competition.slug]),
+        "shown_at": shown.built_at if shown else None,
+        "stalled_minutes": STALLED_SECONDS // 60,
     }
-    return render(request, "grading/review/review.html", context)
+
+
+def _body(request: HttpRequest, competition: Competition, key: str) -> str:
+    if not key:
+        return ""
+    organizer = has_role(request.user, ORGANIZER)
+    body_key = f"{key}:body:{'organizer' if organizer else 'chair'}"
+    body = cache.get(body_key)
+    if body is None:
+        review = review_load(key)
+        if review is None:  # aged out since review_state looked
+            return ""
+        context = {
+            "competition": competition,
+            "review": review,
+            "charts": CHARTS,
+            "tables": [(name, label) for name, (label, _) in TABLES.items()],
+        }
+        body = render_to_string("grading/review/partials/_body.html", context, request=request)
+        cache.set(body_key, body, CACHE_SECONDS)
+    return body
 
 
 @require_GET
 @review_roles
 def review_chart(request: HttpRequest, slug: str, name: str) -> HttpResponse:
-    """One chart of the review as an SVG image (drawn once per state of the marks, cached)."""
+    """One chart of the review the page shows, as an SVG image (drawn once per review)."""
     if name not in CHARTS:
         raise Http404("no such chart")
-    page = review_cached(competition=_competition(request, slug))
-    response = HttpResponse(getattr(page.charts, name), content_type="image/svg+xml")
+    state = review_state(competition=_competition(request, slug))
+    review = review_load(state.shown)
+    if review is None:
+        raise Http404("the review is still being computed")
+    response = HttpResponse(
+        getattr(review_charts_of(state.shown, review), name), content_type="image/svg+xml"
+    )
     response["Cache-Control"] = "private, no-cache"
     return response
 

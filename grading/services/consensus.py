@@ -61,6 +61,9 @@ def problem_finalize(*, problem: Problem, chair) -> ProblemJury:
     jury.finalized_at = timezone.now()
     jury.finalized_by = chair
     jury.save(update_fields=["finalized_at", "finalized_by"])
+    from ..review.services import review_refresh_soon  # the review imports the services
+
+    review_refresh_soon(problem.competition)  # with a worker: there when the chair looks
     return jury
 
 

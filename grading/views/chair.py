@@ -51,13 +51,21 @@ def sheet(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
     paper = get_object_or_404(Paper.objects.select_related("problem__competition"), code=code)
     criterion = get_object_or_404(Criterion, pk=criterion_id, rubric__problem=paper.problem)
+    return _thread_response(request, paper, criterion)
+
+
+def _thread_response(
+    request: HttpRequest, paper: Paper, criterion: Criterion, *, status: int = 200, **forms
+) -> HttpResponse:
+    """Render the thread page; a refused form (`forms`) comes back bound, with its error."""
     context = {
         "page": thread_page(paper, criterion, request.user),
         "comment_form": CommentForm(),
-        "revise_form": ReviseForm(),
-        "decide_form": DecideForm(),
+        "revise_form": ReviseForm(auto_id="revise_%s"),
+        "decide_form": DecideForm(auto_id="decide_%s"),
+        **forms,
     }
-    return render(request, "grading/thread.html", context)
+    return render(request, "grading/thread.html", context, status=status)
 
 
 @require_http_methods(["POST"])
@@ -75,20 +83,34 @@ def thread_post(request: HttpRequest, code: str, criterion_id: int, action: str)
     if not allowed.get(action):
         raise PermissionDenied  # organizers read threads; they know the systems
 
-    def act() -> str:
-        if action == "comment":
+    if action == "comment":
+
+        def act() -> str:
             text = form_data(CommentForm(request.POST))["text"]
             services.comment_post(paper=paper, criterion=criterion, author=request.user, text=text)
             return ""
-        if action == "revise":
-            data = form_data(ReviseForm(request.POST))
-            services.mark_revise(assignment=own, criterion=criterion, **data)
-            return "Your mark is revised."
-        data = form_data(DecideForm(request.POST))
-        services.criterion_decide(paper=paper, criterion=criterion, chair=request.user, **data)
-        return "Decision recorded."
 
-    return post_redirect(request, act, reverse("grading:thread", args=[code, criterion.pk]))
+        return post_redirect(request, act, reverse("grading:thread", args=[code, criterion.pk]))
+    # A refused revision or decision keeps what was typed: the page comes back with the
+    # bound form and the error beside its field, not a redirect that would wipe them.
+    form_class = ReviseForm if action == "revise" else DecideForm
+    form = form_class(request.POST, auto_id=f"{action}_%s")
+    if form.is_valid():
+        try:
+            if action == "revise":
+                services.mark_revise(assignment=own, criterion=criterion, **form.cleaned_data)
+                done = "Your mark is revised."
+            else:
+                services.criterion_decide(
+                    paper=paper, criterion=criterion, chair=request.user, **form.cleaned_data
+                )
+                done = "Decision recorded."
+        except AppError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(request, done)
+            return redirect("grading:thread", code, criterion.pk)
+    return _thread_response(request, paper, criterion, status=422, **{f"{action}_form": form})
 
 
 @require_POST

@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
+from ioleval.errors import AppError
 from ioleval.http import form_data, post_redirect
 from ioleval.roles import CHAIR, JUROR, has_role, role_required
 
@@ -16,7 +17,14 @@ from .. import services
 from ..errors import GradingError
 from ..forms import MarkForm, TagsForm
 from ..models import Assignment
-from ..selectors import assignment_for, chair_sheets, grading_page, juror_papers, paper_answers
+from ..selectors import (
+    assignment_for,
+    chair_sheets,
+    grading_page,
+    juror_papers,
+    next_unfinished_code,
+    paper_answers,
+)
 from ..text import explanation_html
 
 juror_required = role_required(JUROR, CHAIR)
@@ -34,11 +42,18 @@ def juror_home(request: HttpRequest) -> HttpResponse:
 @require_GET
 @juror_required
 def grade(request: HttpRequest, code: str) -> HttpResponse:
-    assignment = assignment_for(request.user, code)
+    return _grading_response(request, assignment_for(request.user, code))
+
+
+def _grading_response(
+    request: HttpRequest, assignment: Assignment, *, submit_error: str = "", status: int = 200
+) -> HttpResponse:
+    """Render the grading page; a refused submit shows its reason and where to go on."""
     page = grading_page(assignment)
     answers = paper_answers(page.paper, page.tasks, page.outputs)
     for row in answers:
-        row["explanation_html"] = explanation_html(row["explanation"])
+        shown = row["explanation"] if row["explanation_same_as"] is None else ""
+        row["explanation_html"] = explanation_html(shown)
     context = {
         "page": page,
         "assignment": assignment,
@@ -46,8 +61,11 @@ def grade(request: HttpRequest, code: str) -> HttpResponse:
         "held_elsewhere": page.held_elsewhere,
         "rows": [(c, page.marks.get(c.pk), page.others.get(c.pk)) for c in page.criteria],
         "tags_form": TagsForm(tags=page.tags, initial={"tags": list(page.chosen_tags)}),
+        "submit_error": submit_error,
+        # A refused submit sends the juror to the first criterion still without points.
+        "focus_criterion": page.first_unmarked if submit_error else None,
     }
-    return render(request, "grading/grade.html", context)
+    return render(request, "grading/grade.html", context, status=status)
 
 
 @require_POST
@@ -89,16 +107,33 @@ def mark_save(request: HttpRequest, code: str, criterion_id: int) -> HttpRespons
 @require_POST
 @juror_required
 def submit(request: HttpRequest, code: str) -> HttpResponse:
+    """Submit the paper; then stay on it (its other marks) or, with `then=next`, go on to the
+    next unfinished paper of the problem. A refusal re-renders the page (422) with the
+    reason announced and focus on the first unmarked criterion."""
     assignment = assignment_for(request.user, code)
-
-    def act() -> str:
+    try:
         services.assignment_submit(assignment=assignment)
-        return (
+    except AppError as exc:
+        return _grading_response(request, assignment, submit_error=exc.message, status=422)
+    if request.POST.get("then") != "next":
+        messages.success(
+            request,
             f"{code} submitted. Beside each criterion: the marks other jurors submitted"
-            " and whether they agree; open its discussion to talk it over."
+            " and whether they agree; open its discussion to talk it over.",
         )
-
-    return post_redirect(request, act, reverse("grading:grade", args=[code]))
+        return redirect("grading:grade", code)
+    following = next_unfinished_code(assignment)
+    if following is None:
+        number = assignment.paper.problem.number
+        messages.success(
+            request, f"{code} submitted. Every paper of problem {number} of yours is submitted."
+        )
+        return redirect("grading:home")
+    messages.success(
+        request,
+        f"{code} submitted (its page shows the other jurors' marks). Next unfinished: {following}.",
+    )
+    return redirect("grading:grade", following)
 
 
 @require_POST

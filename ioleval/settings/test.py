@@ -13,6 +13,8 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Each test process its own cache, whatever the environment says.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # Tests run tasks in-process; the one test that needs a real worker switches this off.
 CELERY_TASK_ALWAYS_EAGER = True
 

@@ -1,10 +1,36 @@
-// Keyboard navigation between criteria on the grading page: Enter or ArrowDown moves to
-// the next criterion's points field, ArrowUp to the previous one. Leaving a changed
-// field fires its change event, which htmx saves; on the last field Enter saves in place.
+// Keyboard on the grading page. Enter or ArrowDown moves to the next criterion's points
+// field, ArrowUp to the previous one; leaving a changed field fires its change event, which
+// htmx saves; on the last field Enter saves in place. Ctrl+Enter (Cmd+Enter) submits the
+// paper and opens the next unfinished one, once any typed mark is saved. Focus never goes
+// to a field the juror cannot see: a field is scrolled into view as it gets focus, and on
+// load the first field gets focus only if it is on screen (else the page heading).
 (function () {
   const fields = Array.from(document.querySelectorAll("form.criterion input.points"));
+
+  function onScreen(element) {
+    const box = element.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return false;
+    if (box.top < 0 || box.left < 0) return false;
+    if (box.bottom > window.innerHeight || box.right > window.innerWidth) return false;
+    // Inside a section that scrolls on its own (wide screens): within its visible part too.
+    for (let up = element.parentElement; up; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (!/(auto|scroll|hidden)/.test(style.overflowY + style.overflowX)) continue;
+      const clip = up.getBoundingClientRect();
+      if (box.top < clip.top || box.bottom > clip.bottom) return false;
+    }
+    return true;
+  }
+
+  function focusField(field) {
+    field.scrollIntoView({ block: "center" });
+    field.focus({ preventScroll: true });
+    field.select();
+  }
+
   fields.forEach(function (field, index) {
     field.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
       let target = null;
       if (event.key === "Enter" || event.key === "ArrowDown") target = fields[index + 1];
       if (event.key === "ArrowUp") target = fields[index - 1];
@@ -14,14 +40,70 @@
       }
       if (target) {
         event.preventDefault();
-        target.focus();
-        target.select();
+        focusField(target);
       }
     });
   });
-  // Ready to type, but without scrolling past the problem and the answers on a narrow
-  // screen, where the rubric comes last.
-  if (fields.length && !fields[0].disabled) fields[0].focus({ preventScroll: true });
+
+  // "Go to the first unmarked criterion": focus its field (the link alone would scroll).
+  document.querySelectorAll("a.to-points").forEach(function (link) {
+    link.addEventListener("click", function (event) {
+      const field = document.getElementById("points-" + link.dataset.criterionId);
+      if (!field || field.disabled) return;
+      event.preventDefault();
+      focusField(field);
+    });
+  });
+
+  // Submit and next, from anywhere on the page. A mark typed but not saved yet is saved
+  // first; the server then checks that every criterion is marked.
+  const submitForm = document.getElementById("submit-paper");
+  function submitNext() {
+    const button = submitForm.querySelector("button[name=then][value=next]");
+    const active = document.activeElement;
+    let form = active && active.closest ? active.closest("form.criterion") : null;
+    const unsaved =
+      form &&
+      form.dataset.dirty &&
+      form.dataset.sent !== new URLSearchParams(new FormData(form)).toString();
+    if (!unsaved) form = document.querySelector("form.criterion.htmx-request");
+    if (!form) {
+      submitForm.requestSubmit(button);
+      return;
+    }
+    form.addEventListener(
+      "htmx:afterRequest",
+      function () {
+        submitForm.requestSubmit(button);
+      },
+      { once: true },
+    );
+    if (unsaved) active.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+  if (submitForm) {
+    document.addEventListener("keydown", function (event) {
+      if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+      event.preventDefault();
+      submitNext();
+    });
+  }
+  document.querySelectorAll("form.criterion").forEach(function (form) {
+    form.addEventListener("input", function () {
+      form.dataset.dirty = "1";
+    });
+  });
+
+  // A refused submit names the first unmarked criterion: go there. Otherwise the first
+  // field if it is on screen, else the heading, so that no key types an unseen mark.
+  const wanted = document.querySelector("form.criterion input.points[data-focus]");
+  if (wanted && !wanted.disabled) {
+    focusField(wanted);
+  } else if (fields.length && !fields[0].disabled && onScreen(fields[0])) {
+    fields[0].focus({ preventScroll: true });
+  } else {
+    const heading = document.getElementById("paper-heading");
+    if (heading) heading.focus({ preventScroll: true });
+  }
 })();
 
 // Autosave state: "saving…" while a save is on its way, and "not saved" when it fails.
@@ -33,9 +115,27 @@
     return form ? form.querySelector(".status") : null;
   }
   function show(status, text, kind) {
+    status.parentNode.querySelectorAll(".error-label").forEach(function (label) {
+      label.remove();
+    });
     status.textContent = text;
     status.className = "status " + kind;
   }
+  // A refused value: the field says so (aria-invalid, described by the criterion's status
+  // with its "Error:" text); a saved one clears that.
+  document.body.addEventListener("htmx:afterSwap", function (event) {
+    const form = event.detail.elt && event.detail.elt.closest("form.criterion");
+    if (!form) return;
+    const field = form.querySelector("input.points");
+    const live = form.querySelector(".mark-live");
+    if (form.querySelector(".status.error")) {
+      field.setAttribute("aria-invalid", "true");
+      field.setAttribute("aria-describedby", live.id);
+    } else {
+      field.removeAttribute("aria-invalid");
+      field.removeAttribute("aria-describedby");
+    }
+  });
   function values(form) {
     return new URLSearchParams(new FormData(form)).toString();
   }
@@ -51,6 +151,7 @@
       return;
     }
     form.dataset.sent = sent;
+    delete form.dataset.dirty;
     show(status, "saving…", "pending");
   });
   // A save that was not stored (refused, failed, timed out) may be sent again as it is.

@@ -1,0 +1,144 @@
+"""The review page never computes the review while an organizer waits (with a worker): it
+shows the latest review, says the marks have moved, has a task compute the new one, polls,
+and reloads once it is in. Without a broker (Celery eager), the task runs in the request."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from grading import tasks
+from grading.review import services
+from puzzles.models import Competition
+from tests.grading.review.builders import review_competition
+
+PAGE = reverse("grading:review", args=["rv"])
+PROGRESS = reverse("grading:review_progress", args=["rv"])
+CHART = reverse("grading:review_chart", args=["rv", "scatter"])
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def built(db):
+    return review_competition(finalize=False)
+
+
+@pytest.fixture
+def queued(monkeypatch):
+    """A worker that takes tasks but has not run them yet: the ids queued."""
+    calls = []
+    monkeypatch.setattr(tasks.review_refresh_task, "delay", lambda *args: calls.append(args))
+    return calls
+
+
+def _gold(value: str) -> None:
+    Competition.objects.filter(slug="rv").update(gold_threshold=Decimal(value))
+
+
+def test_without_a_worker_the_page_is_computed_in_the_request(organizer_client, built):
+    page = organizer_client.get(PAGE).content.decode()
+    assert "gold 8" in page
+    assert PROGRESS not in page  # fresh: nothing to poll
+    assert "have changed since" not in page
+
+
+def test_a_change_shows_the_last_review_and_queues_one_computation(organizer_client, built, queued):
+    services.review_refresh(competition_id=built.competition.pk, resamples=10_000)
+    _gold("7.25")
+    page = organizer_client.get(PAGE).content.decode()
+    assert "gold 8" in page and "gold 7.25" not in page  # the last review, as it was
+    assert "have changed since these figures were computed" in page
+    assert PROGRESS in page  # polled
+    assert queued == [(built.competition.pk, 10_000)]
+    organizer_client.get(PAGE)
+    organizer_client.get(PROGRESS, HTTP_HX_REQUEST="true")
+    assert len(queued) == 1  # one computation at a time, however many look
+
+
+def test_the_poll_stops_and_reloads_once_the_new_review_is_in(organizer_client, built, queued):
+    services.review_refresh(competition_id=built.competition.pk, resamples=10_000)
+    _gold("7.25")
+    organizer_client.get(PAGE)
+    polled = organizer_client.get(PROGRESS, HTTP_HX_REQUEST="true")
+    assert polled.status_code == 200 and "HX-Refresh" not in polled
+    services.review_refresh(competition_id=queued[0][0], resamples=queued[0][1])  # the worker
+    done = organizer_client.get(PROGRESS, HTTP_HX_REQUEST="true")
+    assert done.status_code == 286 and done["HX-Refresh"] == "true"
+    page = organizer_client.get(PAGE).content.decode()
+    assert "gold 7.25" in page and PROGRESS not in page
+
+
+def test_before_any_review_the_page_says_it_is_being_computed(organizer_client, built, queued):
+    page = organizer_client.get(PAGE).content.decode()
+    assert "The review is being computed" in page
+    assert "Jury against automatic" not in page
+    assert organizer_client.get(CHART).status_code == 404  # nothing to draw yet
+
+
+def test_the_charts_are_those_of_the_review_shown(organizer_client, built, queued):
+    services.review_refresh(competition_id=built.competition.pk, resamples=10_000)
+    Competition.objects.filter(slug="rv").update(name="Renamed review")
+    chart = organizer_client.get(CHART)
+    assert chart.status_code == 200 and chart["Content-Type"] == "image/svg+xml"
+    assert len(queued) == 1
+
+
+def test_a_lost_computation_is_shown_as_stalled(organizer_client, built, queued):
+    services.review_refresh(competition_id=built.competition.pk, resamples=10_000)
+    _gold("7.25")
+    organizer_client.get(PAGE)
+    lock = services._lock_key(built.competition, 10_000)
+    cache.set(lock, time.time() - services.STALLED_SECONDS - 1, 60)
+    page = organizer_client.get(PAGE).content.decode()
+    assert "has not finished after 2 minutes" in page
+    assert len(queued) == 1  # not queued again until the lock expires
+
+
+def test_the_lock_is_released_when_the_computation_fails(built, monkeypatch):
+    def broken(**kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(services, "review_build", broken)
+    cache.add(services._lock_key(built.competition, 10_000), time.time(), 60)
+    with pytest.raises(RuntimeError):
+        services.review_refresh(competition_id=built.competition.pk, resamples=10_000)
+    assert cache.get(services._lock_key(built.competition, 10_000)) is None
+
+
+def test_a_broker_that_is_down_means_computing_it_in_the_request(
+    organizer_client, built, monkeypatch
+):
+    def down(*args):
+        raise ConnectionError("broker unreachable")
+
+    monkeypatch.setattr(tasks.review_refresh_task, "delay", down)
+    page = organizer_client.get(PAGE).content.decode()
+    assert "gold 8" in page and PROGRESS not in page
+
+
+def test_finalizing_queues_the_review_when_a_worker_runs(
+    built, queued, monkeypatch, django_capture_on_commit_callbacks
+):
+    from grading.services import problem_finalize
+
+    monkeypatch.setattr(services, "_with_worker", lambda: True)
+    with django_capture_on_commit_callbacks(execute=True):
+        problem_finalize(problem=built.problems[1], chair=built.chair)
+    assert queued == [(built.competition.pk, 10_000)]
+
+
+def test_finalizing_without_a_worker_leaves_the_review_to_the_page(built, queued):
+    from grading.services import problem_finalize
+
+    problem_finalize(problem=built.problems[1], chair=built.chair)
+    assert queued == []
