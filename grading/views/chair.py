@@ -22,6 +22,7 @@ from ..selectors_chair import DecidePanel, chair_overview_page, decide_panel, ne
 from ..text import points_text
 
 chair_required = role_required(CHAIR, ORGANIZER)
+SHEET_FORM_IDS = "sheet_%s"  # the ids of the sheet's decision form (sheet_points, …)
 
 
 def _problem(slug: str, number: int) -> Problem:
@@ -176,25 +177,32 @@ def sheet_decide(
     if request.method == "GET":
         if not request.htmx:
             return redirect(panel.cell.url)
-        return _panel(request, panel, DecideForm())
-    form = DecideForm(request.POST)
-
-    def act() -> str:
-        data = form_data(form)
-        services.criterion_decide(
-            paper=panel.paper, criterion=panel.criterion, chair=request.user, **data
-        )
-        return f"Decision recorded: {code} {panel.criterion.code}."
-
+        return _panel(request, panel, DecideForm(auto_id=SHEET_FORM_IDS))
+    # As on the thread page: a refused decision keeps what was typed, its error tied to
+    # its field.
+    form = DecideForm(request.POST, auto_id=SHEET_FORM_IDS)
+    if form.is_valid():
+        try:
+            services.criterion_decide(
+                paper=panel.paper,
+                criterion=panel.criterion,
+                chair=request.user,
+                **form.cleaned_data,
+            )
+        except AppError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+    message = f"Decision recorded: {code} {panel.criterion.code}."
     if not request.htmx:
+        for errors in form.errors.values():
+            messages.error(request, " ".join(errors))
+        if not form.errors:
+            messages.success(request, message)
         sheet_url = reverse("grading:sheet", args=[slug, number])
-        return post_redirect(request, act, f"{sheet_url}#{panel.cell.dom_id}")
-    try:
-        message = act()
-    except AppError as exc:
-        return _panel(request, panel, form, status=422, error=exc)
+        return redirect(f"{sheet_url}#{panel.cell.dom_id}")
+    if form.errors:
+        return _panel(request, panel, form, status=422)
     panel = decide_panel(problem, request.user, code, criterion_id)  # the cell as it is now
-    return _panel(request, panel, DecideForm(), message=message)
+    return _panel(request, panel, DecideForm(auto_id=SHEET_FORM_IDS), message=message)
 
 
 @require_GET
@@ -223,4 +231,4 @@ def sheet_next(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     panel = decide_panel(problem, request.user, *found)
     if not request.htmx:
         return redirect(panel.cell.url)
-    return _panel(request, panel, DecideForm())
+    return _panel(request, panel, DecideForm(auto_id=SHEET_FORM_IDS))

@@ -19,7 +19,7 @@
     const next = document.getElementById("next-discrepancy");
     const invalid = panel.querySelector("[aria-invalid=true]");
     const decided = section && section.dataset.decided;
-    const target = invalid || (decided ? next : panel.querySelector("#decide-points")) || next;
+    const target = invalid || (decided ? next : panel.querySelector("#sheet_points")) || next;
     if (!target) return;
     target.focus({ preventScroll: true });
     if (target.select) target.select();

@@ -84,7 +84,7 @@ def test_chair_decides_three_discrepancies_from_the_sheet(live_server, new_page,
         expect(panel.locator("h3").first).to_contain_text(f"{code} · {criterion}")
         expect(cell).to_have_class(re.compile(r"\bcurrent\b"))
         expect(cell).to_contain_text("≠ discrepant")
-        points = panel.locator("#decide-points")
+        points = panel.locator("#sheet_points")
         expect(points).to_be_focused()
         if number == 1:
             expect(panel).to_contain_text("uno")  # the answer of the criterion's item
@@ -93,10 +93,10 @@ def test_chair_decides_three_discrepancies_from_the_sheet(live_server, new_page,
             page.keyboard.type("too generous")
             page.keyboard.press("Enter")
             expect(points).to_have_attribute("aria-invalid", "true")
-            expect(points).to_have_attribute("aria-describedby", "decide-error")
-            expect(panel.locator("#decide-error")).to_be_visible()
+            expect(points).to_have_attribute("aria-describedby", "sheet_points_error")
+            expect(panel.locator("#sheet_points_error")).to_be_visible()
             expect(points).to_have_value("9")
-            expect(panel.locator("#decide-reason")).to_have_value("too generous")
+            expect(panel.locator("#sheet_reason")).to_have_value("too generous")
             expect(points).to_be_focused()
             page.keyboard.press("Control+a")
         page.keyboard.type("1")
