@@ -35,7 +35,9 @@ What the script does:
    count of one request (CaptureQueriesContext), then --sheet-repeats / --repeats timed
    requests (min, median, p95 in ms, and this process's CPU time). The same for the
    autosave (POST of a mark with HX-Request): the queries when it creates the mark and when
-   it updates it, and its server time without any concurrency.
+   it updates it, and its server time without any concurrency. For the chair: the sheet
+   sorted by the sum of differences, the decision panel of the first open discrepancy and
+   the next discrepancy after it (htmx GETs), and a decision from the sheet (htmx POST).
 4. **Autosave over HTTP.** Starts `gunicorn ioleval.wsgi --workers 4` on a free port of
    127.0.0.1 (stopped at the end, also on error), logs --concurrent jurors in through
    POST /login/ (CSRF token from the form), opens each juror's grading page (csrftoken
