@@ -197,7 +197,8 @@ def sheet_decide(
             messages.error(request, " ".join(errors))
         if not form.errors:
             messages.success(request, message)
-        sheet_url = reverse("grading:sheet", args=[slug, number])
+        query = SheetFilters.from_query(request.GET).query()  # the sheet as it was sorted
+        sheet_url = reverse("grading:sheet", args=[slug, number]) + (f"?{query}" if query else "")
         return redirect(f"{sheet_url}#{panel.cell.dom_id}")
     if form.errors:
         return _panel(request, panel, form, status=422)
