@@ -6,7 +6,7 @@ PORT   ?= 8000
 HOST   ?= 127.0.0.1
 PYTEST_ARGS ?=
 
-.PHONY: install run serve migrate demo test lint format bench clean
+.PHONY: install js run serve migrate demo test lint format bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,14 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 install: $(VENV)/.installed
+
+# Test-only JavaScript (axe-core for tests/e2e/test_accessibility.py), pinned by
+# package-lock.json; `npm ci` reinstalls it whenever the lock file changes.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+js: node_modules/.installed
 
 migrate: install
 	$(PY) manage.py migrate --noinput
@@ -29,7 +37,7 @@ run: demo
 	@echo ""
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-test: install
+test: install js
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: install
@@ -44,4 +52,4 @@ bench: install
 	$(PY) benchmarks/score_board.py
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache
+	rm -rf $(VENV) node_modules db.sqlite3 staticfiles .pytest_cache

@@ -87,6 +87,15 @@ class CriterionForm(forms.Form):
     def __init__(self, *args, tasks=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["task"].choices = [("", "—")] + [(t, t) for t in tasks]
+        # The editor shows the fields as table cells under one header row: name each one
+        # ("Criterion 2 maximum") for screen readers, and point the items at the editor's
+        # single hint (id rubric-items-help) rather than at a per-row help text never shown.
+        row = self.prefix.rsplit("-", 1)[-1] if self.prefix else ""
+        number = int(row) + 1 if row.isdigit() else ""
+        for name, field in self.fields.items():
+            label = (field.label or name).lower()
+            field.widget.attrs.setdefault("aria-label", f"Criterion {number} {label}".strip())
+        self.fields["items"].widget.attrs["aria-describedby"] = "rubric-items-help"
 
     def clean_items(self) -> list[int]:
         text = self.cleaned_data["items"].replace(" ", "")

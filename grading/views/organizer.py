@@ -56,8 +56,9 @@ def jury_overview(request: HttpRequest, slug: str) -> HttpResponse:
         ),
         "assign_form": AssignForm(),
         "group_form": GroupForm(candidates=group_candidates(competition)),
-        "rubric_form": RubricUploadForm(),
-        "marks_form": MarksUploadForm(),
+        # Two forms of the page have a field "file": distinct ids for their labels.
+        "rubric_form": RubricUploadForm(auto_id="id_rubric_%s"),
+        "marks_form": MarksUploadForm(auto_id="id_marks_%s"),
         "tags_form": TagsConfigForm(initial={"names": "\n".join(page.tags)}),
     }
     return render(request, "grading/jury_overview.html", context)
