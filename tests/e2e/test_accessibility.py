@@ -82,7 +82,11 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
             f"/jury/papers/{demo.submitted_paper}/",
             thread_path(demo),
         ],
-        "chair": [f"{c}/jury/problems/{PROBLEM}/sheet/", thread_path(demo)],
+        "chair": [
+            f"{c}/jury/problems/{PROBLEM}/sheet/",
+            f"{c}/jury/problems/{PROBLEM}/overview/",
+            thread_path(demo),
+        ],
         "organizer": [
             "/competitions/",
             f"{c}/",

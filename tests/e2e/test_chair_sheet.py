@@ -130,3 +130,41 @@ def test_chair_decides_three_discrepancies_from_the_sheet(live_server, new_page,
         ("P7-0001", "b", Decimal(1), "decision 2"),
         ("P7-0003", "a", Decimal(1), "decision 3"),
     ]
+
+
+def test_sheet_with_a_decision_open_and_the_overview_pass_axe(browser, live_server, jury):
+    """axe (WCAG 2.1 A and AA) on the sheet with the decision panel open, refused and
+    decided, and on the chair's overview."""
+    from .axe import axe_context, axe_violations, violations_text
+    from .conftest import close_contexts
+
+    problem, chair, criteria = jury
+    refused: list[str] = []
+    context = axe_context(browser, refused, viewport={"width": 1400, "height": 900})
+    found = {}
+    try:
+        page = context.new_page()
+        login(page, live_server, chair.username)
+        base = f"{live_server.url}/c/{problem.competition.slug}/jury/problems/{problem.number}"
+        page.goto(f"{base}/overview/")
+        expect(page.locator("h1")).to_contain_text("Overview")
+        found["overview"] = axe_violations(page)
+        page.goto(f"{base}/sheet/")
+        found["sheet"] = axe_violations(page)
+        page.locator("#next-discrepancy").click()
+        points = page.locator("#sheet_points")
+        expect(points).to_be_focused()
+        points.fill("9")
+        page.locator("#sheet_reason").fill("too generous")
+        page.locator("form.decide button").click()
+        expect(points).to_have_attribute("aria-invalid", "true")
+        found["sheet, decision refused"] = axe_violations(page)
+        points.fill("1")
+        page.locator("form.decide button").click()
+        expect(page.locator("#decide-status")).to_contain_text("Decision recorded")
+        found["sheet, decided"] = axe_violations(page)
+    finally:
+        close_contexts([context])
+    assert not refused, refused
+    found = {k: v for k, v in found.items() if v}
+    assert not found, violations_text(found)

@@ -162,7 +162,12 @@ def test_sheet_says_each_state_in_words_and_names_jurors_and_values(client, shee
     cell = re.search(rf'<td id="cell-P9-0001-{a.pk}" class="cell discrepant">.*?</td>', body, re.S)
     assert cell, body
     assert "≠ discrepant" in cell.group()
-    assert 'aria-label="P9-0001 a: anna 2, boris 0: discrepant"' in cell.group()
+    # Heard: the cell in words; the marks and the symbol shown are hidden from it.
+    assert '<span class="visually-hidden">P9-0001 a: anna 2, boris 0: discrepant</span>' in (
+        cell.group()
+    )
+    assert '<span aria-hidden="true">2 · 0<br>≠ discrepant</span>' in cell.group()
+    assert "aria-label" not in cell.group()  # its name must hold the visible text (axe)
     c = sheet.criteria["c"]
     agreed = re.search(rf'<td id="cell-P9-0001-{c.pk}" class="cell agreed">.*?</td>', body, re.S)
     # An agreed cell shows the mark that goes into the total.
