@@ -41,8 +41,8 @@ def sheet(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         "page": page,
         "tolerance_form": tolerance_form,
         "problem": problem,
-        "query": page.filters.query(),
-        "next_query": page.filters.query(),
+        "query": _query(page.filters.query()),
+        "next_query": _query(page.filters.query()),
     }
     return render(request, "grading/sheet.html", context)
 
@@ -149,6 +149,11 @@ def chair_overview(request: HttpRequest, slug: str, number: int) -> HttpResponse
     return render(request, "grading/chair_overview.html", {"page": page})
 
 
+def _query(query: str) -> str:
+    """Return a query string for a link: '?' and the query, or nothing."""
+    return f"?{query}" if query else ""
+
+
 def _panel(
     request: HttpRequest, panel: DecidePanel, form: DecideForm, *, status: int = 200, **extra
 ) -> HttpResponse:
@@ -158,8 +163,8 @@ def _panel(
         "panel": panel,
         "form": form,
         "problem": panel.problem,
-        "query": filters.query(),
-        "next_query": filters.query(after=f"{panel.paper.code}:{panel.criterion.pk}"),
+        "query": _query(filters.query()),
+        "next_query": _query(filters.query(after=f"{panel.paper.code}:{panel.criterion.pk}")),
         **extra,
     }
     return render(request, "grading/sheet.html#panel", context, status=status)
@@ -197,8 +202,8 @@ def sheet_decide(
             messages.error(request, " ".join(errors))
         if not form.errors:
             messages.success(request, message)
-        query = SheetFilters.from_query(request.GET).query()  # the sheet as it was sorted
-        sheet_url = reverse("grading:sheet", args=[slug, number]) + (f"?{query}" if query else "")
+        query = _query(SheetFilters.from_query(request.GET).query())  # as it was sorted
+        sheet_url = reverse("grading:sheet", args=[slug, number]) + query
         return redirect(f"{sheet_url}#{panel.cell.dom_id}")
     if form.errors:
         return _panel(request, panel, form, status=422)
@@ -220,15 +225,12 @@ def sheet_next(request: HttpRequest, slug: str, number: int) -> HttpResponse:
                 "panel": None,
                 "problem": problem,
                 "message": message,
-                "query": filters.query(),
-                "next_query": filters.query(),
+                "query": _query(filters.query()),
+                "next_query": _query(filters.query()),
             }
             return render(request, "grading/sheet.html#panel", context)
         messages.info(request, message)
-        query = filters.query()
-        return redirect(
-            reverse("grading:sheet", args=[slug, number]) + (f"?{query}" if query else "")
-        )
+        return redirect(reverse("grading:sheet", args=[slug, number]) + _query(filters.query()))
     panel = decide_panel(problem, request.user, *found)
     if not request.htmx:
         return redirect(panel.cell.url)

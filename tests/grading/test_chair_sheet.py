@@ -157,6 +157,8 @@ def test_sheet_says_each_state_in_words_and_names_jurors_and_values(client, shee
     args = [sheet.problem.competition.slug, sheet.problem.number]
     body = client.get(reverse("grading:sheet", args=args)).content.decode()
     assert "<caption>" in body
+    assert "{#" not in body  # no template comment shown (a {# #} spans one line only)
+    assert '/?"' not in body  # no link ending in a bare "?"
     assert body.count('<th scope="row" class="paper">') == 3
     a = sheet.criteria["a"]
     cell = re.search(rf'<td id="cell-P9-0001-{a.pk}" class="cell discrepant">.*?</td>', body, re.S)
