@@ -406,13 +406,24 @@ class SheetCell:
         return STATE_WORDS[self.state.status][1]
 
     @property
+    def state_text(self) -> str:
+        """Return the state as the sheet shows it: '≠ discrepant', '= agreed → 1.5'."""
+        text = f"{self.symbol} {self.word}"
+        if self.state.final is not None:
+            text += f" → {points_text(self.state.final)}"
+        return text
+
+    @property
     def label(self) -> str:
-        """Return the cell as words: 'anna 1.5, boris 0.5: discrepant' (and what counts)."""
+        """Return the cell in words: 'P1-7KQ2 1b: anna 1.5, boris 0.5: discrepant' (and
+        the mark that counts)."""
         marks = ", ".join(
             f"{self.names.get(j, '?')} {points_text(p) if p is not None else 'cleared'}"
             for j, p in self.marks.items()
         )
-        text = f"{marks or 'no mark submitted'}: {self.word}"
+        text = (
+            f"{self.paper_code} {self.criterion.code}: {marks or 'no mark submitted'}: {self.word}"
+        )
         if self.state.final is not None:
             text += f", {points_text(self.state.final)} counts"
         return text
