@@ -35,7 +35,9 @@ What the script does:
    count of one request (CaptureQueriesContext), then --sheet-repeats / --repeats timed
    requests (min, median, p95 in ms, and this process's CPU time). The same for the
    autosave (POST of a mark with HX-Request): the queries when it creates the mark and when
-   it updates it, and its server time without any concurrency.
+   it updates it, and its server time without any concurrency. For the chair: the sheet
+   sorted by the sum of differences, the decision panel of the first open discrepancy and
+   the next discrepancy after it (htmx GETs), and a decision from the sheet (htmx POST).
 4. **Autosave over HTTP.** Starts `gunicorn ioleval.wsgi --workers 4` on a free port of
    127.0.0.1 (stopped at the end, also on error), logs --concurrent jurors in through
    POST /login/ (CSRF token from the form), opens each juror's grading page (csrftoken
@@ -102,6 +104,7 @@ from benchmarks.scale.database import (  # noqa: E402
 )
 from benchmarks.scale.pages import (  # noqa: E402
     measure_autosave_inprocess,
+    measure_decide_inprocess,
     measure_get,
     profile_inprocess,
 )
@@ -249,6 +252,10 @@ def pages_in_process(args, jury, rng, result: dict, checks: list[str], say) -> N
     missing = [p.code for p in board.papers[problem.pk] if p.code.encode() not in content]
     if missing:
         checks.append(f"the sheet lacks {len(missing)} papers, e.g. {missing[:3]}")
+    pages["sheet_sorted"], _ = measure_get(
+        chair_client, f"{sheet_path}?sort=differences", args.sheet_repeats
+    )
+    decide_path = chair_decide_paths(jury, problem, chair_client, args, pages)
     pages["grading_page"], content = measure_get(
         juror_client, f"/jury/papers/{plan.codes[0]}/", args.repeats
     )
@@ -261,6 +268,9 @@ def pages_in_process(args, jury, rng, result: dict, checks: list[str], say) -> N
     )
     labels = {
         "sheet": f"comparison sheet (problem {problem.number}, {args.papers} papers, chair)",
+        "sheet_sorted": "comparison sheet sorted by the sum of differences",
+        "decide_panel": "a discrepant cell opened for a decision (htmx, chair)",
+        "next_discrepancy": "next discrepancy (htmx, chair)",
         "grading_page": "grading page (juror, draft paper)",
         "juror_home": f"juror home ({len(plan.codes)} drafts of the juror's papers)",
     }
@@ -270,6 +280,18 @@ def pages_in_process(args, jury, rng, result: dict, checks: list[str], say) -> N
             checks.append(f"{key}: status {figures['status']}")
         if key in ("sheet", "grading_page") and figures["queries"] > MAX_QUERIES:
             checks.append(f"{key}: {figures['queries']} queries > {MAX_QUERIES}")
+    decide = measure_decide_inprocess(chair_client, decide_path, args.sheet_repeats)
+    say(
+        f"decide from the sheet (htmx POST, the row re-rendered): {decide['queries']} queries;"
+        f" server time min {decide['min_ms']:.1f} / median {decide['median_ms']:.1f} / p95"
+        f" {decide['p95_ms']:.1f} ms ({decide['n']} runs; Python CPU median"
+        f" {decide['python_cpu_median_ms']:.1f} ms)"
+    )
+    if decide["status"] != 200 or decide["failed"]:
+        checks.append(
+            f"decide from the sheet: status {decide['status']}, {decide['failed']} failed"
+        )
+    result["decide_in_process"] = decide
     say(report.autosave_inprocess_line(autosave))
     if autosave["status"] != 200 or autosave["failed"]:
         checks.append(
@@ -285,6 +307,28 @@ def pages_in_process(args, jury, rng, result: dict, checks: list[str], say) -> N
                 juror_client, plan.codes[0], plan.criteria, chair_client, sheet_path, rng
             )
         )
+
+
+def chair_decide_paths(jury, problem, chair_client, args, pages: dict) -> str:
+    """Time the chair's panel of the first open discrepancy and the next discrepancy after
+    it (htmx GETs); return the path that decides that cell."""
+    from django.test import Client
+
+    from grading.selectors import SheetFilters
+    from grading.selectors_chair import next_discrepancy
+
+    found = next_discrepancy(problem, jury.chair, SheetFilters())
+    if found is None:
+        raise SetupError("the benchmark jury has no discrepancy on problem 1")
+    code, criterion_id = found
+    base = f"/c/{SLUG}/jury/problems/{problem.number}/sheet"
+    hx = Client(SERVER_NAME=HOST, headers={"HX-Request": "true"})
+    hx.force_login(jury.chair)
+    pages["decide_panel"], _ = measure_get(hx, f"{base}/{code}/{criterion_id}/", args.repeats)
+    pages["next_discrepancy"], _ = measure_get(
+        hx, f"{base}/next/?after={code}:{criterion_id}", args.repeats
+    )
+    return f"{base}/{code}/{criterion_id}/"
 
 
 def targets(result: dict, args, say) -> dict:

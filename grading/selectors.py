@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from urllib.parse import urlencode
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import Case, Count, Exists, OuterRef, Prefetch, Q, Value, When
@@ -19,7 +20,7 @@ from django.urls import reverse
 from ioleval.roles import CHAIR, ORGANIZER, has_role
 from puzzles.models import Competition, Output, Problem, System
 
-from .consensus import DISCREPANT, CellState, cell_state
+from .consensus import AGREED, DECIDED, DISCREPANT, PENDING, CellState, cell_state
 from .models import (
     Assignment,
     Criterion,
@@ -33,6 +34,7 @@ from .models import (
     Resolution,
     Rubric,
 )
+from .sheet_rules import DEFAULT_SORT, SORTS, absolute_differences, sort_rows
 from .text import explanation_html, item_prompts, points_text
 
 
@@ -378,6 +380,15 @@ def paper_answers(paper: Paper, tasks: list, outputs: list) -> list[dict]:
 # --- the comparison sheet -------------------------------------------------------------------
 
 
+# A cell's state as a symbol and a word, so that no state is told by colour alone.
+STATE_WORDS = {
+    DISCREPANT: ("≠", "discrepant"),
+    AGREED: ("=", "agreed"),
+    DECIDED: ("✓", "decided"),
+    PENDING: ("…", "waiting"),
+}
+
+
 @dataclass
 class SheetCell:
     criterion: Criterion
@@ -385,11 +396,63 @@ class SheetCell:
     state: CellState
     comments: int = 0
     url: str = ""  # the criterion's thread
+    names: dict[int, str] = field(default_factory=dict)  # juror id -> username (the row's)
+    paper_code: str = ""
+    decide_url: str = ""  # the chair's decision of it from the sheet
 
     @property
     def text(self) -> str:
         """Return the submitted marks as the sheet shows them: '2.5 · 3'."""
         return " · ".join(points_text(p) for p in self.marks.values()) or "…"
+
+    @property
+    def symbol(self) -> str:
+        return STATE_WORDS[self.state.status][0]
+
+    @property
+    def word(self) -> str:
+        return STATE_WORDS[self.state.status][1]
+
+    @property
+    def state_text(self) -> str:
+        """Return the state as the sheet shows it: '≠ discrepant', '= agreed → 1.5'."""
+        text = f"{self.symbol} {self.word}"
+        if self.state.final is not None:
+            text += f" → {points_text(self.state.final)}"
+        return text
+
+    @property
+    def label(self) -> str:
+        """Return the cell in words: 'P1-7KQ2 1b: anna 1.5, boris 0.5: discrepant' (and
+        the mark that counts)."""
+        marks = ", ".join(
+            f"{self.names.get(j, '?')} {points_text(p) if p is not None else 'cleared'}"
+            for j, p in self.marks.items()
+        )
+        text = (
+            f"{self.paper_code} {self.criterion.code}: {marks or 'no mark submitted'}: {self.word}"
+        )
+        if self.state.final is not None:
+            text += f", {points_text(self.state.final)} counts"
+        return text
+
+    @property
+    def differences(self) -> Decimal:
+        return absolute_differences(self.marks.values())
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the chair has a discrepancy to settle here."""
+        return self.state.status == DISCREPANT
+
+    @property
+    def decidable(self) -> bool:
+        """Whether the chair may decide it from the sheet (again, once decided)."""
+        return self.state.status in (DISCREPANT, DECIDED)
+
+    @property
+    def dom_id(self) -> str:
+        return f"cell-{self.paper_code}-{self.criterion.pk}"
 
 
 @dataclass
@@ -405,6 +468,11 @@ class SheetRow:
     @property
     def discrepancies(self) -> int:
         return sum(c.state.status == DISCREPANT for c in self.cells)
+
+    @property
+    def differences(self) -> Decimal:
+        """Return the sum over criteria of the absolute differences between its jurors."""
+        return sum((c.differences for c in self.cells), Decimal(0))
 
     @property
     def juror_totals(self) -> list[tuple[str, Decimal]]:
@@ -432,14 +500,16 @@ def problem_jury(problem: Problem) -> ProblemJury:
 
 
 def comparison_sheet(
-    problem: Problem, *, tolerance: Decimal | None = None
+    problem: Problem, *, tolerance: Decimal | None = None, paper: Paper | None = None
 ) -> tuple[list[Criterion], list[SheetRow]]:
-    """Return papers x criteria with every submitted mark, discrepancy states and totals."""
+    """Return papers x criteria with every submitted mark, discrepancy states and totals
+    (of one paper's row alone with `paper`, as the chair's inline decision re-renders it)."""
     if tolerance is None:
         tolerance = problem_jury(problem).tolerance
     criteria = rubric_criteria(problem)
+    one = Q(paper=paper) if paper is not None else Q()
     papers = list(
-        Paper.objects.filter(problem=problem)
+        Paper.objects.filter(problem=problem, **({"pk": paper.pk} if paper else {}))
         .select_related("system")
         .prefetch_related(
             Prefetch(
@@ -451,6 +521,7 @@ def comparison_sheet(
     )
     marks: dict[tuple[int, int], dict[int, Decimal | None]] = defaultdict(dict)
     for paper_id, criterion_id, juror_id, points in Mark.objects.filter(
+        Q(assignment__paper=paper) if paper is not None else Q(),
         assignment__paper__problem=problem,
         assignment__submitted_at__isnull=False,
         criterion__in=criteria,
@@ -458,13 +529,13 @@ def comparison_sheet(
         marks[(paper_id, criterion_id)][juror_id] = points
     decisions = dict(
         ((p, c), points)
-        for p, c, points in Resolution.objects.filter(paper__problem=problem).values_list(
+        for p, c, points in Resolution.objects.filter(one, paper__problem=problem).values_list(
             "paper_id", "criterion_id", "points"
         )
     )
     threads = dict(
         ((p, c), n)
-        for p, c, n in DiscussionComment.objects.filter(paper__problem=problem)
+        for p, c, n in DiscussionComment.objects.filter(one, paper__problem=problem)
         .values_list("paper_id", "criterion_id")
         .annotate(n=Count("pk"))
     )
@@ -479,6 +550,9 @@ def comparison_sheet(
         else set()
     )
     thread_base = reverse("grading:thread", args=[_CODE, 0])
+    decide_base = reverse(
+        "grading:sheet_decide", args=[problem.competition.slug, problem.number, _CODE, 0]
+    )
     rows = []
     for paper in papers:
         assignments = list(paper.assignments.all())
@@ -493,6 +567,8 @@ def comparison_sheet(
         )
         # One reverse() per sheet, not per cell: at 300 papers x 10 criteria it showed.
         thread_url = thread_base.replace(_CODE, paper.code)
+        names = {a.juror_id: a.juror.username for a in assignments}  # shared by the row's cells
+        decide_url = decide_base.replace(_CODE, paper.code)
         for criterion in criteria:
             found = marks.get((paper.pk, criterion.pk), {})
             # In the order of the row's jurors, so that columns line up.
@@ -511,6 +587,9 @@ def comparison_sheet(
                     state,
                     threads.get((paper.pk, criterion.pk), 0),
                     thread_url.replace("/0/", f"/{criterion.pk}/"),
+                    names,
+                    paper.code,
+                    decide_url.replace("/0/", f"/{criterion.pk}/"),
                 )
             )
             for juror_id, points in submitted.items():
@@ -656,20 +735,37 @@ class SheetFilters:
     only: bool = False  # only rows with a discrepancy
     juror: str = ""  # only rows this juror (username) is assigned
     status: str = ""  # "complete" (all submitted), "incomplete", or "" for both
+    sort: str = DEFAULT_SORT  # one of sheet_rules.SORTS
 
     STATUSES = ("complete", "incomplete")
 
     @classmethod
     def from_query(cls, query) -> SheetFilters:
         status = query.get("status", "")
+        sort = query.get("sort", DEFAULT_SORT)
         return cls(
             only=query.get("only") == "discrepancies",
             juror=query.get("juror", ""),
             status=status if status in cls.STATUSES else "",
+            sort=sort if sort in SORTS else DEFAULT_SORT,
         )
 
+    def query(self, **changes) -> str:
+        """Return these filters (with `changes`) as a query string, defaults left out."""
+        values = {
+            "only": "discrepancies" if self.only else "",
+            "juror": self.juror,
+            "status": self.status,
+            "sort": "" if self.sort == DEFAULT_SORT else self.sort,
+        }
+        values.update(changes)
+        if values["sort"] == DEFAULT_SORT:
+            values["sort"] = ""
+        return urlencode({k: v for k, v in values.items() if v})
+
     def apply(self, rows: list[SheetRow]) -> list[SheetRow]:
-        """Return the rows these filters keep, in their order."""
+        """Return the rows these filters keep, in their sort order."""
+        rows = sort_rows(rows, self.sort)
         if self.only:
             rows = [r for r in rows if r.discrepancies]
         if self.juror:
@@ -681,6 +777,16 @@ class SheetFilters:
 
 
 @dataclass(frozen=True)
+class SheetSort:
+    """One of the sheet's sort links."""
+
+    value: str
+    label: str
+    query: str  # the sheet's query string with this order and the current filters
+    current: bool
+
+
+@dataclass(frozen=True)
 class SheetPage:
     problem: Problem
     jury: ProblemJury
@@ -689,14 +795,38 @@ class SheetPage:
     jurors: list[str]  # the usernames on the rows shown, for the juror filter
     filters: SheetFilters
 
+    @property
+    def sorts(self) -> list[SheetSort]:
+        return [
+            SheetSort(value, label, self.filters.query(sort=value), value == self.filters.sort)
+            for value, label in SORTS.items()
+        ]
 
-def sheet_page(problem: Problem, user, filters: SheetFilters) -> SheetPage:
-    """The comparison sheet of a problem for a chair or organizer who grades none of its
-    papers any longer (403 while they still do)."""
+    @property
+    def columns(self) -> int:
+        """The table's columns: paper, jurors, one a criterion, totals, differences, spread,
+        final."""
+        return len(self.criteria) + 6
+
+    @property
+    def open_cells(self) -> int:
+        """The discrepancies on the rows shown that the chair has yet to settle."""
+        return sum(c.is_open for r in self.rows for c in r.cells)
+
+
+def sheet_access(problem: Problem, user) -> None:
+    """Refuse (403) a problem's sheet, overview and decisions to whoever still grades one
+    of its papers."""
     if Assignment.objects.filter(
         paper__problem=problem, juror=user, submitted_at__isnull=True
     ).exists():
         raise PermissionDenied("submit your own papers of this problem first")
+
+
+def sheet_page(problem: Problem, user, filters: SheetFilters) -> SheetPage:
+    """The comparison sheet of a problem for a chair or organizer who grades none of its
+    papers any longer (403 while they still do)."""
+    sheet_access(problem, user)
     jury = problem_jury(problem)
     criteria, rows = comparison_sheet(problem, tolerance=jury.tolerance)
     rows = filters.apply(rows)

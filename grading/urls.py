@@ -105,6 +105,21 @@ urlpatterns = [
     ),
     path("c/<slug:slug>/jury/problems/<int:number>/rubric/", views.rubric_edit, name="rubric"),
     path("c/<slug:slug>/jury/problems/<int:number>/sheet/", views.sheet, name="sheet"),
+    path(
+        "c/<slug:slug>/jury/problems/<int:number>/overview/",
+        views.chair_overview,
+        name="chair_overview",
+    ),
+    path(
+        "c/<slug:slug>/jury/problems/<int:number>/sheet/next/",
+        views.sheet_next,
+        name="sheet_next",
+    ),
+    path(
+        "c/<slug:slug>/jury/problems/<int:number>/sheet/<code:code>/<int:criterion_id>/",
+        views.sheet_decide,
+        name="sheet_decide",
+    ),
     path("c/<slug:slug>/jury/problems/<int:number>/finalize/", views.finalize, name="finalize"),
     path("c/<slug:slug>/jury/problems/<int:number>/tolerance/", views.tolerance, name="tolerance"),
 ]

@@ -42,6 +42,8 @@ def test_pages_have_no_inline_script_or_handler(client, username):
         urls.append(reverse("grading:distinct_first", args=[problem_id]))
     if username == "chair":
         urls.append(reverse("grading:sheet", args=["demo", 1]))
+        urls.append(reverse("grading:sheet", args=["demo", 1]) + "?sort=differences")
+        urls.append(reverse("grading:chair_overview", args=["demo", 1]))
     if username == "organizer":
         urls = [
             reverse("puzzles:leaderboard", args=["demo"]),

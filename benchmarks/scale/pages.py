@@ -117,3 +117,32 @@ def profile_inprocess(
     stats.sort_stats("cumulative").print_stats(25)
     stats.sort_stats("tottime").print_stats(15)
     return out.getvalue()
+
+
+def measure_decide_inprocess(client, decide_path: str, repeats: int) -> dict:
+    """Queries of one decision from the sheet (POST with HX-Request: the service's write and
+    the re-rendered row), then `repeats` timed decisions of the same cell (each one a new
+    decision, as a chair changing their mind)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    form = {"points": "0", "reason": "benchmark"}
+    with CaptureQueriesContext(connection) as captured:
+        response = client.post(decide_path, form, headers={"HX-Request": "true"})
+    queries = len(captured.captured_queries)
+    times, cpu, bad = [], [], 0
+    for _ in range(repeats):
+        t0, c0 = time.perf_counter(), time.process_time()
+        again = client.post(decide_path, form, headers={"HX-Request": "true"})
+        times.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.process_time() - c0) * 1000)
+        bad += again.status_code != 200 or b"hx-swap-oob" not in again.content
+    return {
+        "path": decide_path,
+        "status": response.status_code,
+        "queries": queries,
+        "bytes": len(response.content),
+        "failed": bad,
+        **summary(times),
+        "python_cpu_median_ms": round(percentile(sorted(cpu), 50), 2),
+    }

@@ -1,7 +1,16 @@
 """Views of the jury, by role."""
 
 from .by_criterion import by_criterion
-from .chair import finalize, sheet, thread, thread_post, tolerance
+from .chair import (
+    chair_overview,
+    finalize,
+    sheet,
+    sheet_decide,
+    sheet_next,
+    thread,
+    thread_post,
+    tolerance,
+)
 from .distinct import distinct_answers, proposal_create
 from .juror import grade, juror_home, mark_save, submit, tags_save
 from .organizer import (
@@ -40,6 +49,7 @@ __all__ = [
     "paper_download",
     "paper_text_download",
     "assign",
+    "chair_overview",
     "contestants_upload",
     "distinct_answers",
     "explanations",
@@ -59,6 +69,8 @@ __all__ = [
     "select_systems",
     "set_group",
     "sheet",
+    "sheet_decide",
+    "sheet_next",
     "submit",
     "tags_save",
     "thread",

@@ -18,9 +18,11 @@ from .. import services
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
 from ..models import Criterion, Paper
 from ..selectors import SheetFilters, sheet_page, thread_access, thread_page
+from ..selectors_chair import DecidePanel, chair_overview_page, decide_panel, next_discrepancy
 from ..text import points_text
 
 chair_required = role_required(CHAIR, ORGANIZER)
+SHEET_FORM_IDS = "sheet_%s"  # the ids of the sheet's decision form (sheet_points, …)
 
 
 def _problem(slug: str, number: int) -> Problem:
@@ -35,7 +37,14 @@ def sheet(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     problem = _problem(slug, number)
     page = sheet_page(problem, request.user, SheetFilters.from_query(request.GET))
     tolerance_form = ToleranceForm(initial={"tolerance": points_text(page.jury.tolerance)})
-    return render(request, "grading/sheet.html", {"page": page, "tolerance_form": tolerance_form})
+    context = {
+        "page": page,
+        "tolerance_form": tolerance_form,
+        "problem": problem,
+        "query": _query(page.filters.query()),
+        "next_query": _query(page.filters.query()),
+    }
+    return render(request, "grading/sheet.html", context)
 
 
 @require_GET
@@ -131,3 +140,98 @@ def tolerance(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         return "Tolerance saved."
 
     return post_redirect(request, act, reverse("grading:sheet", args=[slug, number]))
+
+
+@require_GET
+@chair_required
+def chair_overview(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    page = chair_overview_page(_problem(slug, number), request.user)
+    return render(request, "grading/chair_overview.html", {"page": page})
+
+
+def _query(query: str) -> str:
+    """Return a query string for a link: '?' and the query, or nothing."""
+    return f"?{query}" if query else ""
+
+
+def _panel(
+    request: HttpRequest, panel: DecidePanel, form: DecideForm, *, status: int = 200, **extra
+) -> HttpResponse:
+    """Render the sheet's decision panel for one cell (htmx)."""
+    filters = SheetFilters.from_query(request.GET)
+    context = {
+        "panel": panel,
+        "form": form,
+        "problem": panel.problem,
+        "query": _query(filters.query()),
+        "next_query": _query(filters.query(after=f"{panel.paper.code}:{panel.criterion.pk}")),
+        **extra,
+    }
+    return render(request, "grading/sheet.html#panel", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(CHAIR)
+def sheet_decide(
+    request: HttpRequest, slug: str, number: int, code: str, criterion_id: int
+) -> HttpResponse:
+    """Open a cell of the sheet for a decision (GET) and decide it (POST) through the same
+    service as the thread page; without htmx, the thread page and the sheet as before."""
+    problem = _problem(slug, number)
+    panel = decide_panel(problem, request.user, code, criterion_id)
+    if request.method == "GET":
+        if not request.htmx:
+            return redirect(panel.cell.url)
+        return _panel(request, panel, DecideForm(auto_id=SHEET_FORM_IDS))
+    # As on the thread page: a refused decision keeps what was typed, its error tied to
+    # its field.
+    form = DecideForm(request.POST, auto_id=SHEET_FORM_IDS)
+    if form.is_valid():
+        try:
+            services.criterion_decide(
+                paper=panel.paper,
+                criterion=panel.criterion,
+                chair=request.user,
+                **form.cleaned_data,
+            )
+        except AppError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+    message = f"Decision recorded: {code} {panel.criterion.code}."
+    if not request.htmx:
+        for errors in form.errors.values():
+            messages.error(request, " ".join(errors))
+        if not form.errors:
+            messages.success(request, message)
+        query = _query(SheetFilters.from_query(request.GET).query())  # as it was sorted
+        sheet_url = reverse("grading:sheet", args=[slug, number]) + query
+        return redirect(f"{sheet_url}#{panel.cell.dom_id}")
+    if form.errors:
+        return _panel(request, panel, form, status=422)
+    panel = decide_panel(problem, request.user, code, criterion_id)  # the cell as it is now
+    return _panel(request, panel, DecideForm(auto_id=SHEET_FORM_IDS), message=message)
+
+
+@require_GET
+@role_required(CHAIR)
+def sheet_next(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """Open the next open discrepancy after the cell `after`, in the sheet's order."""
+    problem = _problem(slug, number)
+    filters = SheetFilters.from_query(request.GET)
+    found = next_discrepancy(problem, request.user, filters, request.GET.get("after", ""))
+    if found is None:
+        message = "No open discrepancy left on this sheet."
+        if request.htmx:
+            context = {
+                "panel": None,
+                "problem": problem,
+                "message": message,
+                "query": _query(filters.query()),
+                "next_query": _query(filters.query()),
+            }
+            return render(request, "grading/sheet.html#panel", context)
+        messages.info(request, message)
+        return redirect(reverse("grading:sheet", args=[slug, number]) + _query(filters.query()))
+    panel = decide_panel(problem, request.user, *found)
+    if not request.htmx:
+        return redirect(panel.cell.url)
+    return _panel(request, panel, DecideForm(auto_id=SHEET_FORM_IDS))

@@ -89,7 +89,11 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
             + f"?paper={demo.submitted_paper}",
             reverse("grading:distinct_first", args=[demo.problem]),
         ],
-        "chair": [f"{c}/jury/problems/{PROBLEM}/sheet/", thread_path(demo)],
+        "chair": [
+            f"{c}/jury/problems/{PROBLEM}/sheet/",
+            f"{c}/jury/problems/{PROBLEM}/overview/",
+            thread_path(demo),
+        ],
         "organizer": [
             "/competitions/",
             f"{c}/",

@@ -286,7 +286,11 @@ def test_two_jurors_disagree_and_the_chair_decides(new_page, live_server, flow):
     expect(papers).to_have_count(1)
     expect(papers.first).to_contain_text(flow.code)
 
+    # The cell opens the chair's decision panel on the sheet; its discussion is linked there.
     chair.locator("table.sheet tr", has_text=flow.code).locator("td.cell.discrepant a").click()
+    chair.locator("#decide-panel").get_by_role(
+        "link", name=f"Discussion of {flow.code} {DISCREPANT}"
+    ).click()
     chair.wait_for_url(thread_url)
     expect(chair.locator("h1")).to_contain_text(f"{flow.code} · {DISCREPANT}")
     assert_anonymous(chair, flow)

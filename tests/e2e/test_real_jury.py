@@ -282,7 +282,11 @@ def test_a_real_jury_from_an_empty_database(new_page, live_server, real_jury):
     expect(discrepant).to_have_class(re.compile(r"\bdiscrepant\b"))
     expect(discrepant).to_contain_text(f"{MARKS_A[DISCREPANT]} · {MARKS_B[DISCREPANT]}")
 
+    # The cell opens the chair's decision panel on the sheet; its discussion is linked there.
     discrepant.locator("a").click()
+    chair.locator("#decide-panel").get_by_role(
+        "link", name=f"Discussion of {jury.paper} {DISCREPANT}"
+    ).click()
     thread_path = f"/jury/papers/{jury.paper}/criteria/{jury.criteria[DISCREPANT]}/"
     chair.wait_for_url(f"{live_server.url}{thread_path}")
     expect(chair.locator("h1")).to_contain_text(f"{jury.paper} · {DISCREPANT}")

@@ -112,3 +112,26 @@ def test_every_route_keeps_a_juror_blind(client, blind_juror):
     assert swept >= 25
     # The juror's probes left nothing on the paper's threads.
     assert not DiscussionComment.objects.filter(author=juror).exists()
+
+
+CHAIR_ROUTES = ("grading:chair_overview", "grading:sheet_next", "grading:sheet_decide")
+
+
+def test_jurors_who_are_not_chairs_are_refused_the_chairs_routes(client, blind_juror):
+    """The chair's overview, next discrepancy and decisions from the sheet: a juror who is
+    no chair gets 403 or 404 (never marks, names or a decision), with htmx or without."""
+    juror, paper, criterion, secrets = blind_juror
+    for username in (juror.username, "juror1"):
+        client.force_login(get_user_model().objects.get(username=username))
+        for name in CHAIR_ROUTES:
+            pattern = next(p for n, p in project_routes() if n == name)
+            url = reverse(name, kwargs=_kwargs(pattern, paper, criterion))
+            for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
+                for method in ("get", "post"):
+                    response = getattr(client, method)(
+                        url, {"points": "1", "reason": "x"}, **headers
+                    )
+                    assert response.status_code in (403, 404, 405), (username, method, url)
+                    body = response.content.decode("utf-8", "replace")
+                    assert not any(secret in body for secret in secrets), url
+    assert not Resolution.objects.filter(reason="x").exists()

@@ -218,3 +218,57 @@ def test_distinct_answers_and_answer_key_take_as_many_queries_at_both_sizes(clie
         counts["key"].append(len(queries))
     assert counts["distinct"][0] == counts["distinct"][1], counts
     assert counts["key"][0] == counts["key"][1], counts
+
+
+def _chair():
+    user = get_user_model().objects.create_user("chair-queries")
+    user.groups.add(Group.objects.get_or_create(name=CHAIR)[0])
+    return user
+
+
+def _discrepant(papers):
+    """Make the first criterion of every paper discrepant: its first juror gives 2."""
+    Mark.objects.filter(
+        assignment__paper__in=papers, criterion__order=1, assignment__juror__username__endswith="_0"
+    ).update(points=Decimal(2))
+
+
+@pytest.mark.parametrize("view", ["overview", "sort", "decide", "decide_post", "next"])
+def test_chair_pages_take_as_many_queries_at_both_sizes(client, view):
+    """The chair's overview, the sorted sheet, a cell opened and decided from the sheet and
+    the next discrepancy: the number of queries does not grow with papers or jurors."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(_chair())
+    counts = []
+    for n_papers, n_jurors, first_code in ((3, 2, 0), (40, 4, 100)):
+        competition, _, papers = _build(
+            n_papers, n_jurors=n_jurors, n_criteria=3, first_code=first_code
+        )
+        _discrepant(papers)
+        args = [competition.slug, 1]
+        criterion = Criterion.objects.get(rubric__problem__competition=competition, order=1)
+        decide = reverse("grading:sheet_decide", args=[*args, papers[-1].code, criterion.pk])
+        with CaptureQueriesContext(connection) as queries:
+            if view == "overview":
+                response = client.get(reverse("grading:chair_overview", args=args))
+            elif view == "sort":
+                response = client.get(reverse("grading:sheet", args=args), {"sort": "differences"})
+            elif view == "decide":
+                response = client.get(decide, HTTP_HX_REQUEST="true")
+            elif view == "decide_post":
+                response = client.post(
+                    decide, {"points": "1", "reason": "r"}, HTTP_HX_REQUEST="true"
+                )
+            else:
+                after = f"{papers[0].code}:{criterion.pk}"
+                response = client.get(
+                    reverse("grading:sheet_next", args=args),
+                    {"after": after},
+                    HTTP_HX_REQUEST="true",
+                )
+        assert response.status_code == 200, response.content[:300]
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts
+    assert counts[0] <= MAX_QUERIES * 3
