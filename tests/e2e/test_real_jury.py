@@ -251,7 +251,9 @@ def test_a_real_jury_from_an_empty_database(new_page, live_server, real_jury):
     assign.locator("[name=per_paper]").fill("2")
     assign.locator("button[type=submit]").click()
     expect(organizer.locator(".messages")).to_contain_text("2 assignments created")
-    progress = organizer.locator("h2:text-is('Progress') + table tr").nth(PROBLEM)  # by number
+    progress = (
+        organizer.get_by_role("region", name="Progress").locator("table tr").nth(PROBLEM)
+    )  # by number
     expect(progress.locator("td").nth(2)).to_have_text(f"{JUROR_A}, {JUROR_B}")
     expect(progress.locator("td.num").nth(1)).to_have_text("2")  # assignments
 
