@@ -80,6 +80,7 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
     return {
         "": ["/login/", f"/board/{SLUG}/"],
         "juror1": [
+            "/",
             "/jury/",
             f"/jury/papers/{demo.open_paper}/",
             f"/jury/papers/{demo.submitted_paper}/",
@@ -95,7 +96,10 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
             thread_path(demo),
         ],
         "organizer": [
+            "/",
             "/competitions/",
+            "/competitions/import/",
+            f"{c}/import/",
             f"{c}/",
             f"{c}/leaderboard/",
             f"{c}/answers/",
