@@ -37,5 +37,6 @@ urlpatterns = [
     ),
     path("board/<slug:slug>/", views.public_board, name="public_board"),
     path("", include("puzzles.context.urls")),
+    path("", include("puzzles.analytics.urls")),
     path("", include("puzzles.context.results_urls")),
 ]

@@ -1,0 +1,1 @@
+"""The analytics' statistics: plain inputs, dataclass outputs, no Django (one module each)."""
