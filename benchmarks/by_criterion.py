@@ -36,13 +36,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scale import report  # noqa: E402
-from benchmarks.scale.data import build_board, build_jury  # noqa: E402
+from benchmarks.scale.cli import jury_arguments, jury_build, run_in_scratch_database  # noqa: E402
 from benchmarks.scale.database import (  # noqa: E402
     HOST,
-    SetupError,
-    analyze,
     django_setup,
-    scratch_database,
 )
 from benchmarks.scale.timing import load_average, percentile, summary  # noqa: E402
 
@@ -53,17 +50,10 @@ TARGET_MS = 50.0
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    jury_arguments(parser, database_url=DEFAULT_DATABASE_URL)
     add = parser.add_argument
-    add("--database-url", default=DEFAULT_DATABASE_URL, help="PostgreSQL database to create")
-    add("--papers", type=int, default=300, help="papers per problem (systems)")
-    add("--problems", type=int, default=5)
-    add("--jurors-per-paper", type=int, default=3)
-    add("--criteria", type=int, default=10, help="criteria per rubric")
     add("--group-size", type=int, default=15, help="jurors per problem group")
     add("--rounds", type=int, default=3, help="walks over the juror's papers")
-    add("--seed", type=int, default=2026)
-    add("--keep", action="store_true", help="keep the database at the end")
-    add("--json", action="store_true", help="print the results as JSON only")
     add("--strict", action="store_true", help="exit 2 when the target is missed")
     return parser.parse_args(argv)
 
@@ -71,12 +61,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     say = report.printer(args.json)
-    try:
-        with scratch_database(args.database_url, keep=args.keep):
-            return _run(args, say)
-    except SetupError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 3
+    return run_in_scratch_database(args, lambda: _run(args, say))
 
 
 def _timed(call) -> tuple[object, float, float]:
@@ -90,7 +75,6 @@ def _run(args, say) -> int:
     t0 = time.perf_counter()
     django_setup(args.database_url, "memory://")
     result["migrate_s"] = round(time.perf_counter() - t0, 1)
-    t0 = time.perf_counter()
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -99,17 +83,9 @@ def _run(args, say) -> int:
     from grading.selectors_criterion import suggestion_of
 
     rng = random.Random(args.seed)
-    board = build_board(
-        slug=SLUG,
-        prefix="P",
-        n_problems=args.problems,
-        n_systems=args.papers,
-        n_criteria=args.criteria,
-        rng=rng,
+    board, jury, result["build_s"] = jury_build(
+        args, rng, slug=SLUG, prefix="P", group_size=args.group_size
     )
-    jury = build_jury(board, group_size=args.group_size, per_paper=args.jurors_per_paper, rng=rng)
-    analyze()
-    result["build_s"] = round(time.perf_counter() - t0, 1)
     say(report.database_line(connection, result))
     say(report.jury_line(board.counts))
 

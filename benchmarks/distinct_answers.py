@@ -47,13 +47,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scale import report  # noqa: E402  (the repository is on the path from here)
-from benchmarks.scale.data import build_board, build_jury  # noqa: E402
+from benchmarks.scale.cli import jury_arguments, jury_build, run_in_scratch_database  # noqa: E402
 from benchmarks.scale.database import (  # noqa: E402
     HOST,
-    SetupError,
     analyze,
     django_setup,
-    scratch_database,
 )
 from benchmarks.scale.pages import measure_get  # noqa: E402
 from benchmarks.scale.timing import load_average  # noqa: E402
@@ -66,16 +64,9 @@ TARGET_MS = 200.0
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    jury_arguments(parser, database_url=DEFAULT_DATABASE_URL)
     add = parser.add_argument
-    add("--database-url", default=DEFAULT_DATABASE_URL, help="PostgreSQL database to create")
-    add("--papers", type=int, default=300, help="papers per problem (systems)")
-    add("--problems", type=int, default=5)
-    add("--jurors-per-paper", type=int, default=3)
-    add("--criteria", type=int, default=10, help="criteria per rubric")
     add("--repeats", type=int, default=20, help="timed requests per page")
-    add("--seed", type=int, default=2026)
-    add("--keep", action="store_true", help="keep the database at the end")
-    add("--json", action="store_true", help="print the results as JSON only")
     add("--strict", action="store_true", help="exit 2 when the target is missed")
     args = parser.parse_args(argv)
     if min(args.papers, args.problems, args.criteria, args.repeats, args.jurors_per_paper) < 1:
@@ -87,12 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     say = report.printer(args.json)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    try:
-        with scratch_database(args.database_url, keep=args.keep):
-            return _run(args, say)
-    except SetupError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 3
+    return run_in_scratch_database(args, lambda: _run(args, say))
 
 
 def _run(args, say) -> int:
@@ -102,23 +88,14 @@ def _run(args, say) -> int:
     from django.db import connection
 
     result["migrate_s"] = round(time.perf_counter() - t0, 1)
-    t1 = time.perf_counter()
+    # A group as small as a paper's jurors: each juror of a problem has all its papers.
     rng = random.Random(args.seed)
-    board = build_board(
-        slug=SLUG,
-        prefix="D",
-        n_problems=args.problems,
-        n_systems=args.papers,
-        n_criteria=args.criteria,
-        rng=rng,
-    )
-    jury = build_jury(
-        board, group_size=args.jurors_per_paper, per_paper=args.jurors_per_paper, rng=rng
+    board, jury, result["build_s"] = jury_build(
+        args, rng, slug=SLUG, prefix="D", group_size=args.jurors_per_paper
     )
     problem = board.problems[0]
     task, proposed = _proposals(problem, jury.groups[problem.pk])
     analyze()
-    result["build_s"] = round(time.perf_counter() - t1, 1)
     result["counts"] = board.counts
     say(report.database_line(connection, result))
     say(report.jury_line(board.counts))

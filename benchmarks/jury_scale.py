@@ -94,11 +94,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scale import report  # noqa: E402  (the repository is on the path from here)
 from benchmarks.scale.autosave import juror_plans, measure_http  # noqa: E402
-from benchmarks.scale.data import build_board, build_jury  # noqa: E402
+from benchmarks.scale.cli import jury_arguments, jury_build  # noqa: E402
 from benchmarks.scale.database import (  # noqa: E402
     HOST,
     SetupError,
-    analyze,
     django_setup,
     scratch_database,
 )
@@ -120,12 +119,8 @@ TARGET_P95_MS = 50.0
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    jury_arguments(parser, database_url=DEFAULT_DATABASE_URL)
     add = parser.add_argument
-    add("--database-url", default=DEFAULT_DATABASE_URL, help="PostgreSQL database to create")
-    add("--papers", type=int, default=300, help="papers per problem (systems)")
-    add("--problems", type=int, default=5)
-    add("--jurors-per-paper", type=int, default=3)
-    add("--criteria", type=int, default=10, help="criteria per rubric")
     add("--group-size", type=int, default=15, help="jurors per problem group")
     add("--concurrent", type=int, default=20, help="concurrent jurors autosaving over HTTP")
     add("--requests", type=int, default=400, help="autosaves per phase, over all jurors")
@@ -145,10 +140,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     pdf.add_argument("--no-pdf", dest="pdf", action="store_false", help="skip the PDF part")
     add("--pdf-papers", type=int, default=30, help="papers rendered per PDF run")
     add("--broker-url", default=DEFAULT_BROKER_URL, help="Celery broker for the PDF workers")
-    add("--seed", type=int, default=2026)
     add("--profile", action="store_true", help="print one autosave's SQL and cProfiles")
-    add("--keep", action="store_true", help="keep the database at the end")
-    add("--json", action="store_true", help="print the results as JSON only")
     add("--strict", action="store_true", help="exit 2 when a target is missed")
     args = parser.parse_args(argv)
     if args.group_size < args.jurors_per_paper:
@@ -184,19 +176,10 @@ def _run(args, tmp: Path, say) -> int:
     from django.db import connection
 
     result["migrate_s"] = round(time.perf_counter() - t0, 1)
-    t1 = time.perf_counter()
     rng = random.Random(args.seed)
-    board = build_board(
-        slug=SLUG,
-        prefix="P",
-        n_problems=args.problems,
-        n_systems=args.papers,
-        n_criteria=args.criteria,
-        rng=rng,
+    board, jury, result["build_s"] = jury_build(
+        args, rng, slug=SLUG, prefix="P", group_size=args.group_size
     )
-    jury = build_jury(board, group_size=args.group_size, per_paper=args.jurors_per_paper, rng=rng)
-    analyze()
-    result["build_s"] = round(time.perf_counter() - t1, 1)
     result["counts"] = board.counts
     say(report.database_line(connection, result))
     say(report.jury_line(board.counts))
