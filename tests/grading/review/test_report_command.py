@@ -6,20 +6,12 @@ import io
 import json
 
 import pytest
-from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from tests.grading.review.builders import review_competition
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def test_report_prints_the_review_as_json():

@@ -14,23 +14,10 @@ from django.urls import reverse
 from grading import tasks
 from grading.review import services
 from puzzles.models import Competition
-from tests.grading.review.builders import review_competition
 
 PAGE = reverse("grading:review", args=["rv"])
 PROGRESS = reverse("grading:review_progress", args=["rv"])
 CHART = reverse("grading:review_chart", args=["rv", "scatter"])
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def built(db):
-    return review_competition(finalize=False)
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import csv
 import io
 
 import pytest
-from django.core.cache import cache
 from django.core.management import call_command
 from django.urls import reverse
 from openpyxl import load_workbook
@@ -33,13 +32,6 @@ SYSTEM_COLUMNS = [
     "equivalent_rank",
     "percentile",
 ]
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def _pdf_text(data: bytes) -> str:

@@ -7,7 +7,6 @@ import json
 from decimal import Decimal
 
 import pytest
-from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from scipy import stats as sps
@@ -29,13 +28,6 @@ from tests.grading.review.builders import (
 pytestmark = pytest.mark.django_db
 D = Decimal
 R = 200  # resamples: enough to exercise the intervals, quick
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def _jury(marks: dict[int, dict[str, str]]) -> float:

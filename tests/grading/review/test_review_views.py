@@ -13,18 +13,6 @@ from tests.grading.review.builders import review_competition
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def built(db):
-    return review_competition(finalize=False)
-
-
 CHARTS = ("scatter", "divergence", "placement", "difficulty", "agreement")
 
 
