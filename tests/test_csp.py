@@ -48,6 +48,7 @@ def test_pages_have_no_inline_script_or_handler(client, username):
         urls = [
             reverse("puzzles:leaderboard", args=["demo"]),
             reverse("puzzles:answer_key", args=["demo"]),
+            reverse("puzzles:analytics_formats", args=["demo"]),
             reverse("grading:jury", args=["demo"]),
             reverse("grading:rubric", args=["demo", 1]),
             reverse("grading:review", args=["demo"]),

@@ -64,6 +64,8 @@ def test_a_post_without_a_csrf_token_is_refused_everywhere(username):
         "fmt": "csv",
         "table": "systems",
         "name": "scatter",
+        "system_id": 1,
+        "family": "markdown",
         "action": "comment",
         # A set-password link: the user id in base 64 and a token (not a valid one).
         "uidb64": "MQ",

@@ -74,6 +74,8 @@ def _kwargs(pattern, paper, criterion):
         "fmt": "csv",
         "table": "systems",
         "name": "scatter",
+        "system_id": 1,
+        "family": "markdown",
         "action": "comment",
         # A set-password link: the user id in base 64 and a token (not a valid one).
         "uidb64": "MQ",

@@ -1,0 +1,207 @@
+"""Format failures (issue 12, item 3): detection per family, the matrix, the gain, the pages."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from openpyxl import load_workbook
+
+from puzzles.analytics.formats import formats_page
+from puzzles.analytics.stats.formats import FAMILIES, format_failures
+from puzzles.extraction import extract_answer
+from puzzles.models import System
+from puzzles.services import competition_rescore
+from tests.puzzles.factories import (
+    CompetitionFactory,
+    OutputFactory,
+    ProblemFactory,
+    SystemFactory,
+    TaskFactory,
+)
+
+QUERY = "Translate:\n1. ka\n2. ba"
+
+
+def _failures(text: str):
+    return format_failures(text, 2, extract_answer(text, 2, QUERY).items)
+
+
+@pytest.mark.parametrize(
+    ("text", "before", "after"),
+    [
+        ('["one", "two"]', set(), set()),
+        ("one\ntwo", set(), set()),
+        ("1. one\n2. two", set(), set()),
+        ("   \n", {"empty"}, {"empty"}),
+        ("one", {"wrong_count"}, {"wrong_count"}),
+        ("(a) one\n(b) two", {"labels"}, set()),
+        ("ka → one\nba → two", {"labels"}, set()),
+        ("**one**\n`two`", {"markdown"}, set()),
+        ('{"answers": ["one", "two"]}', {"json_one_line", "wrong_count"}, set()),
+        ('Answers: ["one", "two"]', {"json_one_line", "text_around", "wrong_count"}, set()),
+        ("Sure! Here are the answers:\none\ntwo", {"text_around", "wrong_count"}, set()),
+    ],
+)
+def test_each_family_is_detected_before_and_after_extraction(text, before, after):
+    failures = _failures(text)
+    assert set(failures.before) == before
+    assert set(failures.after) == after
+
+
+def test_after_extraction_reads_the_extracted_items():
+    failures = format_failures("x", 2, ["**one**", "(b) two"])
+    assert set(failures.after) == {"markdown", "labels"}
+    assert set(format_failures("x", 2, ["", ""]).after) == {"empty"}
+    assert set(format_failures("x", 2, ['["one", "two"]', ""]).after) == {
+        "json_one_line",
+        "wrong_count",
+    }
+
+
+def _competition(n_extra_systems: int = 0, slug: str = "fmt"):
+    """Two tasks of two items; A answers both (one clean, one chatty), B one with labels."""
+    competition = CompetitionFactory(slug=slug)
+    problem = ProblemFactory(competition=competition, number=1)
+    t1 = TaskFactory(problem=problem, number=1, query=QUERY, answer_key=[["one"], ["two"]])
+    t2 = TaskFactory(problem=problem, number=2, query=QUERY, answer_key=[["three"], ["four"]])
+    a = SystemFactory(competition=competition, name="A", tier="challenge")
+    b = SystemFactory(competition=competition, name="B", tier="baseline")
+    OutputFactory(system=a, task=t1, raw_text='["one", "two"]')
+    OutputFactory(system=a, task=t2, raw_text="Sure! Here are the answers:\n**three**\nfour")
+    OutputFactory(system=b, task=t1, raw_text="(a) one\n(b) <script>alert(1)</script>")
+    for i in range(n_extra_systems):
+        extra = SystemFactory(competition=competition, name=f"X{i:03d}")
+        OutputFactory(system=extra, task=t1, raw_text="one\ntwo")
+        OutputFactory(system=extra, task=t2, raw_text="- three\n- four")
+    competition_rescore(competition=competition)
+    return competition, a, b
+
+
+@pytest.mark.django_db
+def test_matrix_and_gain_on_a_small_competition():
+    competition, a, b = _competition()
+    page = formats_page(competition)
+    rows = {r.system: r for r in page.rows}
+    assert list(rows) == ["A", "B"]
+    zero = dict.fromkeys(FAMILIES, 0.0)
+    assert rows["A"].shares["before"] == {
+        **zero,
+        "wrong_count": 0.5,
+        "markdown": 0.5,
+        "text_around": 0.5,
+    }
+    assert rows["A"].shares["after"] == zero
+    # B answered one task of two (labelled); the missing task is empty at both stages.
+    assert rows["B"].shares["before"] == {**zero, "labels": 0.5, "empty": 0.5}
+    assert rows["B"].shares["after"] == {**zero, "empty": 0.5}
+    # A: before, task 1 right (EM 1) and task 2 read as chatter (EM 0): EM 0.5; after, all right.
+    assert rows["A"].score_after == 1.0
+    assert rows["A"].score_before < 0.75
+    assert rows["A"].gain == round(1.0 - rows["A"].score_before, 4)
+    header, body = page.table()
+    assert header[:4] == ["system", "tier", "empty_before", "empty_after"]
+    assert body[0][-1] == rows["A"].gain
+
+
+@pytest.fixture
+def formats_client(client, organizer):
+    client.force_login(organizer)
+    return client
+
+
+@pytest.mark.django_db
+def test_page_for_organizers_only(client, organizer, juror):
+    competition, a, _ = _competition()
+    urls = [
+        reverse("puzzles:analytics_formats", args=[competition.slug]),
+        reverse("puzzles:analytics_formats_chart", args=[competition.slug]),
+        reverse("puzzles:analytics_formats_export", args=[competition.slug, "csv"]),
+        reverse("puzzles:analytics_formats_cell", args=[competition.slug, a.pk, "markdown"]),
+    ]
+    client.force_login(juror)
+    assert [client.get(u).status_code for u in urls] == [403] * 4
+    client.force_login(organizer)
+    assert [client.get(u).status_code for u in urls] == [200] * 4
+    page = client.get(urls[0]).content.decode()
+    assert urls[3] in page  # the cell links to its drill-down
+    chart = client.get(urls[1])
+    assert chart["Content-Type"] == "image/svg+xml"
+    assert b"<svg" in chart.content and b'role="img"' in chart.content
+    detail = client.get(reverse("puzzles:competition", args=[competition.slug])).content
+    assert urls[0].encode() in detail
+
+
+@pytest.mark.django_db
+def test_drill_down_lists_the_outputs_behind_a_cell_escaped(formats_client):
+    competition, a, b = _competition()
+    url = reverse("puzzles:analytics_formats_cell", args=[competition.slug, b.pk, "labels"])
+    response = formats_client.get(url)
+    html = response.content.decode()
+    page = response.context["page"]
+    assert [(o.task, o.before, o.after) for o in page.outputs] == [
+        (b.outputs.get().task.external_id, True, False)
+    ]
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert (
+        formats_client.get(
+            reverse("puzzles:analytics_formats_cell", args=[competition.slug, a.pk, "nonsense"])
+        ).status_code
+        == 404
+    )
+    other = SystemFactory(name="elsewhere")
+    assert (
+        formats_client.get(
+            reverse("puzzles:analytics_formats_cell", args=[competition.slug, other.pk, "labels"])
+        ).status_code
+        == 404
+    )
+
+
+@pytest.mark.django_db
+def test_exports_carry_the_matrix(formats_client):
+    competition, _, _ = _competition()
+    base = [competition.slug]
+    text = formats_client.get(
+        reverse("puzzles:analytics_formats_export", args=[*base, "csv"])
+    ).content.decode()
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0][:2] == ["system", "tier"] and rows[0][-1] == "gain"
+    assert [r[0] for r in rows[1:]] == ["A", "B"]
+    assert float(rows[2][rows[0].index("labels_before")]) == 0.5
+    data = formats_client.get(
+        reverse("puzzles:analytics_formats_export", args=[*base, "xlsx"])
+    ).content
+    sheet = load_workbook(io.BytesIO(data)).active
+    values = list(sheet.values)
+    assert values[0][0] == "system" and values[2][0] == "B"
+    assert (
+        formats_client.get(
+            reverse("puzzles:analytics_formats_export", args=[*base, "pdf"])
+        ).status_code
+        == 404
+    )
+
+
+@pytest.mark.django_db
+def test_pages_take_as_many_queries_at_both_sizes(formats_client):
+    counts = []
+    for size, slug in ((0, "small"), (30, "large")):
+        competition, a, _ = _competition(size, slug=slug)
+        assert System.objects.filter(competition=competition).count() == size + 2
+        for name, args in (
+            ("puzzles:analytics_formats", [slug]),
+            ("puzzles:analytics_formats_chart", [slug]),
+            ("puzzles:analytics_formats_export", [slug, "xlsx"]),
+            ("puzzles:analytics_formats_cell", [slug, a.pk, "markdown"]),
+        ):
+            with CaptureQueriesContext(connection) as queries:
+                assert formats_client.get(reverse(name, args=args)).status_code == 200
+            counts.append((name, len(queries)))
+    half = len(counts) // 2
+    assert counts[:half] == counts[half:]
