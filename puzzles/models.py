@@ -261,6 +261,8 @@ class AnswerAmendment(models.Model):
 
 # The context lab's models live beside its analysis; importing them here makes them part of
 # this app (one set of migrations).
+# Challenge analytics (issue 12): knowledge probes.
+from .analytics.models import ProbeResult  # noqa: E402
 from .context.models import (  # noqa: E402
     Condition,
     ContextExample,
@@ -281,6 +283,7 @@ __all__ = [
     "JudgeVerdict",
     "Output",
     "Problem",
+    "ProbeResult",
     "SolverAnswer",
     "System",
     "Task",

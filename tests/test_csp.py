@@ -57,6 +57,7 @@ def test_pages_have_no_inline_script_or_handler(client, username):
             reverse("puzzles:context_puzzle", args=["demo-tolmeric"]),
             reverse("puzzles:context_results"),
             reverse("puzzles:context_judges"),
+            reverse("puzzles:analytics_probes", args=["demo"]),
         ]
     for url in urls:
         response = client.get(url)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import probe_views, views
 
 urlpatterns: list = [
     # one block per analysis, in issue 12's order
@@ -22,5 +22,17 @@ urlpatterns: list = [
         "c/<slug:slug>/analytics/formats/<int:system_id>/<str:family>/",
         views.formats_cell,
         name="analytics_formats_cell",
+    ),
+    # 6. knowledge probes
+    path("c/<slug:slug>/analytics/probes/", probe_views.probes, name="analytics_probes"),
+    path(
+        "c/<slug:slug>/analytics/probes/chart.svg",
+        probe_views.probes_chart,
+        name="analytics_probes_chart",
+    ),
+    path(
+        "c/<slug:slug>/analytics/probes.<str:fmt>",
+        probe_views.probes_export,
+        name="analytics_probes_export",
     ),
 ]

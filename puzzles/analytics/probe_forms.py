@@ -1,0 +1,13 @@
+"""The upload form of the knowledge probes page."""
+
+from __future__ import annotations
+
+from django import forms
+
+
+class ProbesImportForm(forms.Form):
+    file = forms.FileField(
+        help_text="CSV with columns model, problem (a problem number or a language label), "
+        "probe_type, item, correct (1/0, true/false, yes/no). It replaces the competition's "
+        "probe results."
+    )
