@@ -109,6 +109,8 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
             f"{c}/review/",
             f"{c}/review/inputs/",
             f"{c}/review/explanations/",
+            f"{c}/analytics/formats/",
+            f"{c}/analytics/probes/",
             "/context/",
             "/context/p/demo-vashko/",
             "/context/results/",
