@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from ioleval.errors import AppError
 
@@ -84,7 +84,13 @@ def oracle_create(*, competition: Competition, members: Sequence[str], name: str
         "metadata": {"oracle": {"supplied": supplied, "score": oracle.overall.score}},
     }
     if existing is None:
-        system = System.objects.create(competition=competition, name=name, **fields)
+        try:
+            with transaction.atomic():
+                system = System.objects.create(competition=competition, name=name, **fields)
+        except IntegrityError:
+            raise AppError(
+                f"a system named {name!r} was saved meanwhile; try again", field="name"
+            ) from None
     else:
         system = System.objects.select_for_update().get(pk=existing.pk)
         for key, value in fields.items():
