@@ -71,6 +71,7 @@ class BoardRow:
     explanation_rate: float
     task_scores: dict[str, float] = field(default_factory=dict)
     rank: int = 0
+    oracle: bool = False
 
     def split(self, name: str) -> Aggregate:
         return {"all": self.overall, "public": self.public, "private": self.private}[name]
@@ -99,6 +100,7 @@ class SystemInfo:
     name: str
     team: str = ""
     tier: str = ""
+    oracle: bool = False
 
 
 def board_rows(
@@ -139,6 +141,7 @@ def board_rows(
                 empty_predictions=empty,
                 explanation_rate=_rate(explained, n_tasks),
                 task_scores=task_scores,
+                oracle=system.oracle,
             )
         )
     return rank_rows(rows, rank_by=rank_by)

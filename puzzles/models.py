@@ -139,6 +139,14 @@ class System(models.Model):
         help_text="Created by an import of automatic figures computed elsewhere: it has no "
         "outputs here, and its answers are held elsewhere.",
     )
+    oracle = models.BooleanField(
+        default=False,
+        help_text="An oracle ensemble: per task, the best member's output copied. An upper "
+        "bound, never on the public board.",
+    )
+    oracle_of = models.JSONField(
+        default=list, blank=True, help_text="An oracle's members' names, in the order chosen."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

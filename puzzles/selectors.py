@@ -90,8 +90,10 @@ def leaderboard(
     stage: str = "official",
     rank_by: str = "all",
     tiers: list[str] | None = None,
+    oracles: bool = True,
 ) -> tuple[list[Task], list[BoardRow]]:
-    """Return the competition's tasks and its ranked board rows."""
+    """Return the competition's tasks and its ranked board rows (without the oracle
+    ensembles if `oracles` is false: the public board never shows an upper bound)."""
     tasks = competition_tasks(competition)
     # An external system without outputs has its figures elsewhere: it would rank last at 0.
     systems = System.objects.filter(competition=competition).exclude(
@@ -99,9 +101,11 @@ def leaderboard(
     )
     if tiers:
         systems = systems.filter(tier__in=tiers)
+    if not oracles:
+        systems = systems.filter(oracle=False)
     infos = [
-        SystemInfo(id=s.pk, name=s.name, team=s.team, tier=s.tier)
-        for s in systems.only("pk", "name", "team", "tier")
+        SystemInfo(id=s.pk, name=s.name, team=s.team, tier=s.tier, oracle=s.oracle)
+        for s in systems.only("pk", "name", "team", "tier", "oracle")
     ]
     rows = board_rows(
         tasks=[TaskInfo(t.pk, t.external_id, t.weight, t.split) for t in tasks],

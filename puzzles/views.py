@@ -211,7 +211,7 @@ def public_board(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     if not competition.public_board:
         raise Http404("this competition's board is not published")
-    _, rows = leaderboard(competition, rank_by="public")
+    _, rows = leaderboard(competition, rank_by="public", oracles=False)
     return render(request, "puzzles/public_board.html", {"competition": competition, "rows": rows})
 
 

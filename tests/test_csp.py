@@ -58,6 +58,8 @@ def test_pages_have_no_inline_script_or_handler(client, username):
             reverse("puzzles:context_results"),
             reverse("puzzles:context_judges"),
             reverse("puzzles:analytics_probes", args=["demo"]),
+            reverse("puzzles:analytics_oracle", args=["demo"]),
+            reverse("puzzles:analytics_oracle", args=["demo"]) + _oracle_preview_query(),
         ]
     for url in urls:
         response = client.get(url)
@@ -65,3 +67,13 @@ def test_pages_have_no_inline_script_or_handler(client, username):
         html = response.content.decode()
         assert not INLINE_SCRIPT.search(html), url
         assert not HANDLER.search(html), url
+
+
+def _oracle_preview_query() -> str:
+    """Return the oracle page's query previewing the demo's first two systems."""
+    from urllib.parse import urlencode
+
+    from puzzles.models import System
+
+    names = System.objects.filter(competition__slug="demo").values_list("name", flat=True)[:2]
+    return "?" + urlencode({"members": list(names)}, doseq=True)

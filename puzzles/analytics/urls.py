@@ -3,6 +3,7 @@
 from django.urls import path
 
 from . import probe_views, views
+from .oracle import views as oracle_views
 
 urlpatterns: list = [
     # one block per analysis, in issue 12's order
@@ -22,6 +23,18 @@ urlpatterns: list = [
         "c/<slug:slug>/analytics/formats/<int:system_id>/<str:family>/",
         views.formats_cell,
         name="analytics_formats_cell",
+    ),
+    # 4. oracle ensemble
+    path("c/<slug:slug>/analytics/oracle/", oracle_views.oracle, name="analytics_oracle"),
+    path(
+        "c/<slug:slug>/analytics/oracle/save/",
+        oracle_views.oracle_save,
+        name="analytics_oracle_save",
+    ),
+    path(
+        "c/<slug:slug>/analytics/oracle.<str:fmt>",
+        oracle_views.oracle_export,
+        name="analytics_oracle_export",
     ),
     # 6. knowledge probes
     path("c/<slug:slug>/analytics/probes/", probe_views.probes, name="analytics_probes"),

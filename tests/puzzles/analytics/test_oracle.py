@@ -1,0 +1,295 @@
+"""The oracle ensemble: the pure rule's golden values, the service, the page, the command."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from ioleval.errors import AppError
+from puzzles.analytics.oracle.services import oracle_create
+from puzzles.analytics.stats.oracle import TaskFigure, oracle_combine
+from puzzles.models import Competition, Output, Problem, System, Task
+from puzzles.selectors import leaderboard
+from puzzles.services import competition_rescore
+
+# Three tasks weighted 1, 2, 1. A: t1 perfect, t2 GM 0.4, no t3; B: t1 GM 0, t2 GM 0.7,
+# t3 GM 0.4. The oracle takes t1 from A, t2 and t3 from B:
+#   EM = (1 + 2 x 0.5 + 0.16) / 4 = 0.54, chrF = (1 + 2 x 0.98 + 1) / 4 = 0.99,
+#   score = sqrt(0.54 x 0.99) = 0.7312; weighted task scores 1 + 1.4 + 0.4 = 2.8, so
+#   A's share is 1 / 2.8 = 0.3571 and B's 1.8 / 2.8 = 0.6429.
+#   A alone: EM 0.375, chrF 0.57, score 0.4623; B alone: EM 0.29, chrF 0.865, 0.5008.
+TASKS = [("t1", 1.0), ("t2", 2.0), ("t3", 1.0)]
+FIGURES = {
+    "A": {"t1": TaskFigure(1.0, 1.0), "t2": TaskFigure(0.25, 0.64)},
+    "B": {"t1": TaskFigure(0.0, 0.5), "t2": TaskFigure(0.5, 0.98), "t3": TaskFigure(0.16, 1.0)},
+}
+
+
+def test_oracle_golden_values():
+    oracle = oracle_combine(members=["A", "B"], tasks=TASKS, figures=FIGURES)
+    assert [t.member for t in oracle.tasks] == ["A", "B", "B"]
+    assert [t.score for t in oracle.tasks] == [1.0, 0.7, 0.4]
+    assert oracle.tasks[0].member_scores == (1.0, 0.0)
+    assert oracle.tasks[2].member_scores == (None, 0.4)
+    assert (oracle.overall.exact_match, oracle.overall.chrf) == (0.54, 0.99)
+    assert oracle.overall.score == 0.7312
+    assert [(s.member, s.tasks_supplied, s.share) for s in oracle.shares] == [
+        ("A", 1, 0.3571),
+        ("B", 2, 0.6429),
+    ]
+    assert [s.overall.score for s in oracle.shares] == [0.4623, 0.5008]
+    assert (oracle.best_member, oracle.best_member_overall.score) == ("B", 0.5008)
+    assert oracle.gain == 0.2304
+
+
+def test_a_tie_goes_to_the_member_listed_first():
+    figures = {"A": {"t": TaskFigure(0.5, 0.5)}, "B": {"t": TaskFigure(0.5, 0.5)}}
+    assert (
+        oracle_combine(members=["A", "B"], tasks=[("t", 1)], figures=figures).supplier("t") == "A"
+    )
+    assert (
+        oracle_combine(members=["B", "A"], tasks=[("t", 1)], figures=figures).supplier("t") == "B"
+    )
+
+
+def test_a_task_nobody_answered_counts_zero_and_shares_of_nothing_are_zero():
+    oracle = oracle_combine(members=["A", "B"], tasks=[("t", 1.0)], figures={})
+    assert oracle.tasks[0].member is None and oracle.overall.score == 0.0
+    assert [s.share for s in oracle.shares] == [0.0, 0.0]
+
+
+# --- the service, over stored outputs -------------------------------------------------
+
+
+def _build(n_extra: int = 0, slug: str = "orc") -> Competition:
+    """A competition with the golden tasks and systems A and B (plus n extra systems)."""
+    competition = Competition.objects.create(slug=slug, name="Oracle test")
+    problem = Problem.objects.create(competition=competition, number=1)
+    tasks = {
+        ext: Task.objects.create(
+            problem=problem,
+            external_id=ext,
+            number=i,
+            task_type="translation",
+            weight=weight,
+            split="public" if ext != "t2" else "private",
+            answer_key=[["x"]],
+        )
+        for i, (ext, weight) in enumerate(TASKS, start=1)
+    }
+    figures = dict(FIGURES)
+    for i in range(n_extra):
+        figures[f"C{i:03d}"] = {"t1": TaskFigure(0.1, 0.2), "t3": TaskFigure(0.0, 0.3)}
+    for name, per_task in figures.items():
+        system = System.objects.create(competition=competition, name=name, team=f"team {name}")
+        Output.objects.bulk_create(
+            Output(
+                system=system,
+                task=tasks[ext],
+                raw_text=f'["{name} {ext}"]',
+                parsed_items=[f"{name} {ext}"],
+                extracted_items=[f"{name} {ext}"],
+                explanation=f"why {name}",
+                scores={"iol2026": {"parsed": {"em": f.em, "chrf": f.chrf}}},
+            )
+            for ext, f in per_task.items()
+        )
+    return competition
+
+
+def _row(competition, name, **kwargs):
+    _, rows = leaderboard(competition, **kwargs)
+    return next((r for r in rows if r.system == name), None)
+
+
+@pytest.mark.django_db
+def test_the_saved_oracle_copies_the_chosen_outputs_and_scores_as_the_rule_says():
+    competition = _build()
+    saved = oracle_create(competition=competition, members=["A", "B"], name="BoN (oracle)")
+    system = saved.system
+    assert system.oracle and system.oracle_of == ["A", "B"] and system.tier == "ensemble"
+    copies = {o.task.external_id: o for o in system.outputs.select_related("task")}
+    assert {k: o.raw_text for k, o in copies.items()} == {
+        "t1": '["A t1"]',
+        "t2": '["B t2"]',
+        "t3": '["B t3"]',
+    }
+    assert copies["t2"].explanation == "why B"
+    row = _row(competition, "BoN (oracle)")
+    assert row.oracle and row.overall.score == 0.7312 == saved.oracle.overall.score
+    assert row.rank == 1
+    # Its outputs are ordinary outputs: rescoring reaches them like any system's.
+    assert competition_rescore(competition=competition, systems=[system]) == 3
+
+
+@pytest.mark.django_db
+def test_saving_again_under_the_name_replaces_the_oracle_in_place():
+    competition = _build(n_extra=1)
+    first = oracle_create(competition=competition, members=["A", "B"], name="O").system
+    again = oracle_create(competition=competition, members=["A", "C000"], name="O")
+    assert again.replaced and again.system.pk == first.pk
+    assert System.objects.filter(competition=competition, name="O").count() == 1
+    assert again.system.oracle_of == ["A", "C000"]
+    assert sorted(again.system.outputs.values_list("raw_text", flat=True)) == [
+        '["A t1"]',
+        '["A t2"]',
+        '["C000 t3"]',
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("members", "name", "message"),
+    [
+        (["A"], "O", "at least two"),
+        (["A", "A"], "O", "at least two"),
+        (["A", "Nobody"], "O", "no system named 'Nobody'"),
+        (["A", "B"], "B", "not an oracle"),
+        (["A", "B"], "  ", "give the oracle a name"),
+        (["A", "Prior"], "O", "is an oracle itself"),
+        (["A", "Bare"], "O", "has no outputs"),
+    ],
+)
+def test_refusals_write_nothing(members, name, message):
+    competition = _build()
+    oracle_create(competition=competition, members=["A", "B"], name="Prior")
+    System.objects.create(competition=competition, name="Bare", external=True)
+    before = (System.objects.count(), Output.objects.count())
+    with pytest.raises(AppError, match=message):
+        oracle_create(competition=competition, members=members, name=name)
+    assert (System.objects.count(), Output.objects.count()) == before
+    assert System.objects.get(name="Prior").oracle_of == ["A", "B"]
+
+
+@pytest.mark.django_db
+def test_oracles_are_never_on_the_public_board(client):
+    competition = _build()
+    competition.public_board = True
+    competition.save()
+    oracle_create(competition=competition, members=["A", "B"], name="Upper bound")
+    assert _row(competition, "Upper bound", oracles=False) is None
+    response = client.get(reverse("puzzles:public_board", args=[competition.slug]))
+    assert response.status_code == 200
+    names = [r.system for r in response.context["rows"]]
+    assert names and "Upper bound" not in names
+    assert "Upper bound" not in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_organizers_board_and_its_export_show_the_oracle_labelled(organizer_client):
+    competition = _build()
+    oracle_create(competition=competition, members=["A", "B"], name="Upper bound")
+    response = organizer_client.get(reverse("puzzles:leaderboard", args=[competition.slug]))
+    html = response.content.decode()
+    assert "Upper bound" in html and '<span class="pill" title="Per task' in html
+    export = organizer_client.get(
+        reverse("puzzles:leaderboard_export", args=[competition.slug, "csv"])
+    )
+    rows = list(csv.DictReader(io.StringIO(export.content.decode())))
+    oracle = next(r for r in rows if r["system"] == "Upper bound")
+    assert oracle["team"] == "oracle (upper bound)" and oracle["tier"] == "ensemble"
+
+
+# --- the page ---------------------------------------------------------------------------
+
+
+def _url(competition, **query):
+    from urllib.parse import urlencode
+
+    base = reverse("puzzles:analytics_oracle", args=[competition.slug])
+    return base + ("?" + urlencode(query, doseq=True) if query else "")
+
+
+@pytest.mark.django_db
+def test_the_page_is_for_organizers_only(client, juror):
+    competition = _build()
+    client.force_login(juror)
+    assert client.get(_url(competition)).status_code == 403
+    save = reverse("puzzles:analytics_oracle_save", args=[competition.slug])
+    assert client.post(save, {"members": ["A", "B"], "name": "O"}).status_code == 403
+    assert not System.objects.filter(name="O").exists()
+    export = reverse("puzzles:analytics_oracle_export", args=[competition.slug, "csv"])
+    assert client.get(export + "?members=A&members=B").status_code == 403
+
+
+@pytest.mark.django_db
+def test_the_page_previews_saves_and_lists(organizer_client):
+    competition = _build()
+    response = organizer_client.get(_url(competition, members=["A", "B"], name="O"))
+    assert response.status_code == 200
+    page = response.context["page"]
+    # Candidates by board score: B (0.5008) before A (0.4623); the preview lists them so.
+    assert [r.system for r in page.candidates] == ["B", "A"]
+    assert page.preview.overall.score == 0.7312 and page.preview.members == ("B", "A")
+    html = response.content.decode()
+    assert "73.1" in html and "Save as system" in html
+    save = reverse("puzzles:analytics_oracle_save", args=[competition.slug])
+    response = organizer_client.post(save, {"members": ["A", "B"], "name": "O"}, follow=True)
+    assert response.redirect_chain[-1][0].startswith(_url(competition))
+    assert "Oracle &#x27;O&#x27; saved" in response.content.decode()
+    listed = response.context["page"].oracles
+    assert [(o.name, o.members) for o in listed] == [("O", ["A", "B"])]
+    assert all(r.system != "O" for r in response.context["page"].candidates)
+
+
+@pytest.mark.django_db
+def test_a_refused_save_is_a_message_not_an_error(organizer_client):
+    competition = _build()
+    save = reverse("puzzles:analytics_oracle_save", args=[competition.slug])
+    response = organizer_client.post(save, {"members": ["A"], "name": "O"}, follow=True)
+    assert response.status_code == 200
+    assert "at least two" in response.content.decode()
+    assert not System.objects.filter(name="O").exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_the_preview_exports(organizer_client, fmt):
+    competition = _build()
+    url = reverse("puzzles:analytics_oracle_export", args=[competition.slug, fmt])
+    response = organizer_client.get(url + "?members=A&members=B")
+    assert response.status_code == 200
+    if fmt == "csv":
+        rows = list(csv.reader(io.StringIO(response.content.decode())))
+        assert rows[0][:4] == ["task", "weight", "member", "score"]
+        assert [r[2] for r in rows[1:]] == ["A", "B", "B", "oracle (upper bound)"]
+        assert rows[-1][3] == "0.7312"
+    else:
+        assert response.content[:2] == b"PK"
+    assert organizer_client.get(url + "?members=A").status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_page_takes_as_many_queries_at_both_sizes(organizer_client):
+    counts = []
+    for n_extra, slug in ((1, "small"), (60, "large")):
+        competition = _build(n_extra=n_extra, slug=slug)
+        oracle_create(competition=competition, members=["A", "B"], name="O")
+        url = _url(competition, members=["A", "B", "C000"])
+        with CaptureQueriesContext(connection) as queries:
+            response = organizer_client.get(url)
+        assert response.status_code == 200
+        assert len(response.context["page"].candidates) == 2 + n_extra
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts
+
+
+# --- the command ------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_command_prints_each_choice_and_the_score():
+    competition = _build()
+    out = io.StringIO()
+    call_command("oracle_create", competition.slug, "--name", "BoN", "A", "B", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[:3] == ["t1: A 1.0000", "t2: B 0.7000", "t3: B 0.4000"]
+    assert lines[-1] == "Oracle 'BoN' saved: score 0.7312 (best member B 0.5008)"
+    with pytest.raises(CommandError, match="at least two"):
+        call_command("oracle_create", competition.slug, "--name", "X", "A")
