@@ -111,6 +111,7 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
             f"{c}/review/explanations/",
             f"{c}/analytics/formats/",
             f"{c}/analytics/probes/",
+            f"{c}/analytics/oracle/",
             "/context/",
             "/context/p/demo-vashko/",
             "/context/results/",
