@@ -26,7 +26,17 @@ def tier_strips(strips: Sequence[tuple[str, Sequence[float], float]], *, title: 
             y = count - 1 - row
             xs = [s * 100 for s in scores]
             ys = [y + JITTER[i % len(JITTER)] for i in range(len(xs))]
-            ax.scatter(xs, ys, s=22, color=BLUE, alpha=0.75, edgecolor="#333333", linewidth=0.4)
+            ax.scatter(
+                xs,
+                ys,
+                s=22,
+                color=BLUE,
+                alpha=0.8,
+                edgecolor="#333333",
+                linewidth=0.4,
+                zorder=3,
+                label="system" if row == 0 else None,
+            )
             ax.plot(
                 [median * 100] * 2,
                 [y - 0.38, y + 0.38],
@@ -38,6 +48,6 @@ def tier_strips(strips: Sequence[tuple[str, Sequence[float], float]], *, title: 
         ax.set_ylim(-0.6, count - 0.4)
         ax.set_xlim(-2, 102)
         ax.set_xlabel("leaderboard score (%)")
-        ax.legend(loc="lower right")
+        figure.legend(loc="outside upper right", ncols=2)
 
     return render(title, data, (7.0, 1.2 + 0.55 * len(data)), draw)

@@ -47,8 +47,8 @@ class TiersPage:
         return 2 + len(self.tasks)
 
     def strips(self) -> list[tuple[str, tuple[float, ...], float]]:
-        """Return (label, scores, median) per tier, in the page's order, for the chart."""
-        return [(g.label, g.stats.scores, g.stats.median) for g in self.groups]
+        """Return ("label (n)", scores, median) per tier, in the page's order, for the chart."""
+        return [(f"{g.label} ({g.stats.n})", g.stats.scores, g.stats.median) for g in self.groups]
 
     def export_rows(self) -> list[list[object]]:
         return [
