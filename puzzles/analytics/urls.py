@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import probe_views, views
+from . import probe_views, tier_views, views
 from .oracle import views as oracle_views
 
 urlpatterns: list = [
@@ -47,5 +47,17 @@ urlpatterns: list = [
         "c/<slug:slug>/analytics/probes.<str:fmt>",
         probe_views.probes_export,
         name="analytics_probes_export",
+    ),
+    # 2. tiers
+    path("c/<slug:slug>/analytics/tiers/", tier_views.tiers, name="analytics_tiers"),
+    path(
+        "c/<slug:slug>/analytics/tiers.svg",
+        tier_views.tiers_chart,
+        name="analytics_tiers_chart",
+    ),
+    path(
+        "c/<slug:slug>/analytics/tiers.<str:fmt>",
+        tier_views.tiers_export,
+        name="analytics_tiers_export",
     ),
 ]
