@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import probe_views, views
+from . import probe_views, run_views, views
 from .oracle import views as oracle_views
 
 urlpatterns: list = [
@@ -47,5 +47,17 @@ urlpatterns: list = [
         "c/<slug:slug>/analytics/probes.<str:fmt>",
         probe_views.probes_export,
         name="analytics_probes_export",
+    ),
+    # 1. runs and teams
+    path("c/<slug:slug>/analytics/runs/", run_views.runs, name="analytics_runs"),
+    path(
+        "c/<slug:slug>/analytics/runs/chart.svg",
+        run_views.runs_chart,
+        name="analytics_runs_chart",
+    ),
+    path(
+        "c/<slug:slug>/analytics/runs.<str:fmt>",
+        run_views.runs_export,
+        name="analytics_runs_export",
     ),
 ]

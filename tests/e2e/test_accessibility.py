@@ -112,6 +112,7 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
             f"{c}/analytics/formats/",
             f"{c}/analytics/probes/",
             f"{c}/analytics/oracle/",
+            f"{c}/analytics/runs/",
             "/context/",
             "/context/p/demo-vashko/",
             "/context/results/",

@@ -8,6 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from openpyxl import load_workbook
 from scipy import stats as sps
 
 from puzzles.analytics.run_imports import runs_import
@@ -194,4 +198,120 @@ def test_command_imports_and_refuses(competition, tmp_path):
     assert "3 runs of 2 teams stored, 1 failed" in out.getvalue()
     with pytest.raises(CommandError, match=r"bad\.csv, line 5, field 'selected'"):
         call_command("import_runs", "runs-comp", str(bad), stdout=io.StringIO())
+    assert Run.objects.count() == 3
+
+
+# --- page, chart, exports, queries -------------------------------------------------------
+
+
+def _build(n_teams: int) -> Competition:
+    competition = Competition.objects.create(slug=f"runs{n_teams}", name="Scale")
+    systems = System.objects.bulk_create(
+        System(competition=competition, name=f"team{i:02d}") for i in range(n_teams)
+    )
+    families = list(Run.Failure.values)
+    Run.objects.bulk_create(
+        Run(
+            system=s,
+            run_index=k,
+            submitted_at=T0 + timedelta(days=k, hours=i),
+            status="failed" if k == 3 else "scored",
+            failure=families[i % len(families)] if k == 3 else "",
+            public_score=None if k == 3 else (i + k) / (n_teams + 5),
+            private_score=None if k == 3 else (i + (k * 2) % 3) / (n_teams + 5),
+            selected_for_private=k == 0,
+        )
+        for i, s in enumerate(systems)
+        for k in range(4)
+    )
+    return competition
+
+
+def _queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+def test_page_chart_and_exports_use_constant_queries(organizer_client):
+    small, large = _build(3), _build(20)
+    for name in ("analytics_runs", "analytics_runs_chart"):
+        counts = {
+            _queries(organizer_client, reverse(f"puzzles:{name}", args=[c.slug]))
+            for c in (small, large)
+        }
+        assert len(counts) == 1, (name, counts)
+    counts = {
+        _queries(organizer_client, reverse("puzzles:analytics_runs_export", args=[c.slug, "csv"]))
+        for c in (small, large)
+    }
+    assert len(counts) == 1
+
+
+def test_page_shows_tables_sentences_and_chart(organizer_client):
+    competition = _build(5)
+    response = organizer_client.get(reverse("puzzles:analytics_runs", args=[competition.slug]))
+    text = response.content.decode()
+    assert "20 runs of 5 teams, 5 failed." in text
+    assert "team04" in text and "runtime error" in text and "Kendall tau = " in text
+    assert "for 0 of 5 teams (0%)" in text
+    chart_url = reverse("puzzles:analytics_runs_chart", args=[competition.slug])
+    assert chart_url in text
+    chart = organizer_client.get(chart_url)
+    assert chart["Content-Type"] == "image/svg+xml" and b"<svg" in chart.content
+    detail = organizer_client.get(reverse("puzzles:competition", args=[competition.slug]))
+    assert reverse("puzzles:analytics_runs", args=[competition.slug]) in detail.content.decode()
+
+
+def test_empty_page_says_so(organizer_client, competition):
+    response = organizer_client.get(reverse("puzzles:analytics_runs", args=[competition.slug]))
+    assert response.status_code == 200 and "No runs yet" in response.content.decode()
+    chart = organizer_client.get(reverse("puzzles:analytics_runs_chart", args=[competition.slug]))
+    assert b"No runs" in chart.content
+
+
+def test_exports(organizer_client):
+    competition = _build(4)
+    url = reverse("puzzles:analytics_runs_export", args=[competition.slug, "csv"])
+    response = organizer_client.get(url)
+    assert "selection.csv" in response["Content-Disposition"]
+    lines = response.content.decode().splitlines()
+    assert lines[0].startswith('"team","selected_run","selected_public"')
+    assert len(lines) == 1 + 4
+    xlsx = organizer_client.get(url.replace(".csv", ".xlsx"))
+    rows = list(load_workbook(io.BytesIO(xlsx.content)).active.values)
+    assert rows[0][0] == "team" and len(rows) == 5
+    team0 = rows[1]
+    # team00: runs 0-2 scored; public k/9, private ((2k) % 3)/9 -> best public run 2, best
+    # private run 1 (private 2/9), selected run 0 (private 0)
+    assert team0[:2] == ("team00", 0) and team0[4] == 2 and team0[6] == 1
+    assert team0[9] == pytest.approx(2 / 9) and team0[10] == "no"
+    assert organizer_client.get(url.replace(".csv", ".pdf")).status_code == 404
+
+
+def test_jurors_get_403(client, juror):
+    competition = _build(3)
+    client.force_login(juror)
+    for url in (
+        reverse("puzzles:analytics_runs", args=[competition.slug]),
+        reverse("puzzles:analytics_runs_chart", args=[competition.slug]),
+        reverse("puzzles:analytics_runs_export", args=[competition.slug, "csv"]),
+    ):
+        assert client.get(url).status_code == 403, url
+        assert client.post(url).status_code in (403, 405), url
+
+
+def test_upload_post_redirect_get(organizer_client, competition):
+    url = reverse("puzzles:analytics_runs", args=[competition.slug])
+    upload = io.BytesIO(GOOD.encode())
+    upload.name = "up.csv"
+    response = organizer_client.post(url, {"file": upload}, follow=True)
+    assert response.redirect_chain[-1][0] == url
+    assert Run.objects.count() == 3 and "3 runs of 2 teams" in response.content.decode()
+    bad = io.BytesIO((HEADER + "Nobody,1,2026-03-01,scored,,0.1,,0\n").encode())
+    bad.name = "bad.csv"
+    response = organizer_client.post(url, {"file": bad}, follow=True)
+    assert response.redirect_chain[-1][0] == url
+    text = response.content.decode()
+    assert "bad.csv" in text and "Nobody" in text
     assert Run.objects.count() == 3
