@@ -315,3 +315,25 @@ def test_upload_post_redirect_get(organizer_client, competition):
     text = response.content.decode()
     assert "bad.csv" in text and "Nobody" in text
     assert Run.objects.count() == 3
+
+
+# --- demo --------------------------------------------------------------------------------
+
+
+def test_demo_has_runs_and_loads_twice(demo_competition, organizer_client):
+    from puzzles.analytics.run_selectors import runs_page
+    from puzzles.demo import demo_competition_load
+
+    runs = Run.objects.filter(system__competition=demo_competition)
+    before = sorted(runs.values_list("system__name", "run_index", "public_score", "status"))
+    demo_competition_load()
+    assert sorted(runs.values_list("system__name", "run_index", "public_score", "status")) == before
+    page = runs_page(demo_competition)
+    teams = System.objects.filter(competition=demo_competition, oracle=False).count()
+    assert len(page.teams) == teams and all(t.team.runs > 1 for t in page.teams)
+    assert page.failed > 0 and len(page.families) >= 3 and len(page.days) > 1
+    assert all(c.selected_run is not None for c in page.checks)
+    assert page.correlation.spearman is not None and page.agreement.teams == teams
+    assert any(c.private_gain_missed for c in page.checks)
+    url = reverse("puzzles:analytics_runs", args=[demo_competition.slug])
+    assert "Kendall tau = " in organizer_client.get(url).content.decode()
