@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from .analytics.demo import probes_demo_load
+from .analytics.demo import probes_demo_load, runs_demo_load
 from .models import Competition, Problem, System
 from .services import (
     competition_import_iolai,
@@ -367,4 +367,5 @@ def demo_competition_load() -> Competition:
             competition=competition, **{k: Decimal(v) for k, v in THRESHOLDS.items()}
         )
     probes_demo_load(competition)
+    runs_demo_load(competition)
     return competition

@@ -269,8 +269,8 @@ class AnswerAmendment(models.Model):
 
 # The context lab's models live beside its analysis; importing them here makes them part of
 # this app (one set of migrations).
-# Challenge analytics (issue 12): knowledge probes.
-from .analytics.models import ProbeResult  # noqa: E402
+# Challenge analytics (issue 12): knowledge probes, runs.
+from .analytics.models import ProbeResult, Run  # noqa: E402
 from .context.models import (  # noqa: E402
     Condition,
     ContextExample,
@@ -292,6 +292,7 @@ __all__ = [
     "Output",
     "Problem",
     "ProbeResult",
+    "Run",
     "SolverAnswer",
     "System",
     "Task",

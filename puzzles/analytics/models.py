@@ -66,3 +66,49 @@ class ProbeResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model} · {self.probe_type} · {self.item}"
+
+
+SUBMISSION_ID_MAX = 120
+
+
+class Run(models.Model):
+    """One submission of a team (issue 12, item 1). The system is the team: a run belongs to
+    the competition through it. A scored run has its public score (and the private one once
+    the private board is out); a failed run has a failure family and no score."""
+
+    class Status(models.TextChoices):
+        SCORED = "scored", "scored"
+        FAILED = "failed", "failed"
+
+    class Failure(models.TextChoices):
+        ENVIRONMENT = "environment", "environment mismatch"
+        RUNTIME = "runtime", "runtime error"
+        LIMIT = "limit", "time or memory limit"
+        PACKAGING = "packaging", "offline packaging"
+        OTHER = "other", "other"
+
+    system = models.ForeignKey("puzzles.System", on_delete=models.CASCADE, related_name="runs")
+    run_index = models.PositiveIntegerField()
+    submission_id = models.CharField(max_length=SUBMISSION_ID_MAX, blank=True)
+    submitted_at = models.DateTimeField()
+    status = models.CharField(max_length=10, choices=Status.choices)
+    failure = models.CharField(
+        max_length=20, choices=Failure.choices, blank=True, help_text="Set on failed runs only."
+    )
+    public_score = models.FloatField(null=True, blank=True)
+    private_score = models.FloatField(null=True, blank=True)
+    selected_for_private = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["system", "run_index"]
+        constraints = [
+            models.UniqueConstraint(fields=["system", "run_index"], name="run_unique_index"),
+            models.CheckConstraint(
+                condition=models.Q(status="scored", failure="")
+                | models.Q(status="failed", failure__gt=""),
+                name="run_failure_iff_failed",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.system_id} · run {self.run_index} · {self.status}"

@@ -2,11 +2,35 @@
 
 from django.urls import path
 
-from . import probe_views, tier_views, views
+from . import probe_views, run_views, tier_views, views
 from .oracle import views as oracle_views
 
 urlpatterns: list = [
     # one block per analysis, in issue 12's order
+    # 1. runs and teams
+    path("c/<slug:slug>/analytics/runs/", run_views.runs, name="analytics_runs"),
+    path(
+        "c/<slug:slug>/analytics/runs/chart.svg",
+        run_views.runs_chart,
+        name="analytics_runs_chart",
+    ),
+    path(
+        "c/<slug:slug>/analytics/runs.<str:fmt>",
+        run_views.runs_export,
+        name="analytics_runs_export",
+    ),
+    # 2. tiers
+    path("c/<slug:slug>/analytics/tiers/", tier_views.tiers, name="analytics_tiers"),
+    path(
+        "c/<slug:slug>/analytics/tiers.svg",
+        tier_views.tiers_chart,
+        name="analytics_tiers_chart",
+    ),
+    path(
+        "c/<slug:slug>/analytics/tiers.<str:fmt>",
+        tier_views.tiers_export,
+        name="analytics_tiers_export",
+    ),
     # 3. format failures
     path("c/<slug:slug>/analytics/formats/", views.formats, name="analytics_formats"),
     path(
@@ -47,17 +71,5 @@ urlpatterns: list = [
         "c/<slug:slug>/analytics/probes.<str:fmt>",
         probe_views.probes_export,
         name="analytics_probes_export",
-    ),
-    # 2. tiers
-    path("c/<slug:slug>/analytics/tiers/", tier_views.tiers, name="analytics_tiers"),
-    path(
-        "c/<slug:slug>/analytics/tiers.svg",
-        tier_views.tiers_chart,
-        name="analytics_tiers_chart",
-    ),
-    path(
-        "c/<slug:slug>/analytics/tiers.<str:fmt>",
-        tier_views.tiers_export,
-        name="analytics_tiers_export",
     ),
 ]

@@ -113,6 +113,7 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
             f"{c}/analytics/probes/",
             f"{c}/analytics/oracle/",
             f"{c}/analytics/tiers/",
+            f"{c}/analytics/runs/",
             "/context/",
             "/context/p/demo-vashko/",
             "/context/results/",

@@ -1,0 +1,35 @@
+"""The runs chart: submissions per day, scored and failed stacked (matplotlib through
+`ioleval.charts`). Pure: plain tuples in, SVG markup out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from matplotlib.figure import Figure
+
+from ioleval.charts import BLUE, VERMILLION, no_data_svg, render
+
+TITLE = "Submissions per day"
+
+
+def runs_per_day_chart(days: Sequence[tuple[date, int, int]], *, title: str = TITLE) -> str:
+    """Draw (day, scored, failed) as stacked bars, one bar per day with a submission."""
+    if not days:
+        return no_data_svg(title, "No runs")
+    data = tuple(days)
+
+    def draw(figure: Figure) -> None:
+        ax = figure.subplots()
+        labels = [d.isoformat() for d, _, _ in data]
+        scored = [s for _, s, _ in data]
+        failed = [f for _, _, f in data]
+        positions = range(len(data))
+        ax.bar(positions, scored, color=BLUE, label="scored")
+        ax.bar(positions, failed, bottom=scored, color=VERMILLION, label="failed")
+        step = max(1, len(labels) // 15)
+        ax.set_xticks(list(positions)[::step], labels[::step], rotation=45, ha="right")
+        ax.set_ylabel("submissions")
+        ax.legend(loc="upper left")
+
+    return render(title, data, (7.0, 3.4), draw)

@@ -1,0 +1,14 @@
+"""The upload form of the runs page."""
+
+from __future__ import annotations
+
+from django import forms
+
+
+class RunsImportForm(forms.Form):
+    file = forms.FileField(
+        help_text="CSV with columns team (an existing system's name), run, submitted_at "
+        "(ISO 8601), status (scored or failed), failure (environment, runtime, limit, "
+        "packaging, other; failed runs only), public, private, selected (1/0), and optionally "
+        "submission_id. It replaces the competition's runs."
+    )

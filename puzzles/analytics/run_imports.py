@@ -1,0 +1,217 @@
+"""The import of runs: CSV `team, run, submitted_at, status, failure, public, private,
+selected` (and optionally `submission_id`).
+
+`team` is the name of an existing system of the competition (the system is the team);
+`run` its run index; `submitted_at` an ISO 8601 date and time (UTC when no offset is
+given); `status` scored or failed; `failure` the failure family of a failed run
+(environment, runtime, limit, packaging, other, or the family's label such as "runtime
+error"), empty on a scored run; `public` the public score of a scored run (required),
+`private` its private score (may be empty); `selected` 1/0, true/false or yes/no (empty: no),
+at most one selected run per team. The whole file is checked first: a refusal names the
+file, line and field and writes nothing. An import replaces all the competition's runs, in
+one transaction.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TextIO
+
+from django.db import transaction
+
+from ..errors import ImportFailure
+from ..models import Competition, Run, System
+from ..tabular import csv_rows
+from .models import SUBMISSION_ID_MAX
+
+RUN_COLUMNS = ("team", "run", "submitted_at", "status", "failure", "public", "private", "selected")
+OPTIONAL_COLUMNS = ("submission_id",)
+TRUE = frozenset({"1", "true", "yes"})
+FALSE = frozenset({"0", "false", "no", ""})
+_FAMILIES = {
+    **{value: value for value in Run.Failure.values},
+    **{str(label).lower(): value for value, label in Run.Failure.choices},
+}
+
+
+@dataclass(frozen=True)
+class RunsImport:
+    """What an import of runs stored."""
+
+    file: str
+    runs: int
+    teams: int
+    failed: int
+
+    def lines(self) -> list[str]:
+        return [
+            f"{self.file}: {self.runs} runs of {self.teams} teams stored, {self.failed} failed "
+            "(the competition's earlier runs replaced)"
+        ]
+
+
+def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsImport:
+    """Check the whole file, then replace the competition's runs with it."""
+    systems = {s.name: s for s in System.objects.filter(competition=competition)}
+    seen: dict[tuple[str, int], int] = {}
+    selected: dict[str, int] = {}
+    runs: list[Run] = []
+    for line, row in csv_rows(stream, file=file, required=RUN_COLUMNS, optional=OPTIONAL_COLUMNS):
+        where = {"file": file, "line": line}
+        system = _team(row["team"], systems, **where)
+        index = _index(row["run"], **where)
+        key = (system.name, index)
+        if key in seen:
+            raise ImportFailure(
+                f"a second run {index} of {system.name!r} (first on line {seen[key]})",
+                **where,
+                field="run",
+            )
+        seen[key] = line
+        status = _status(row["status"], **where)
+        failure = _failure(row["failure"], status, **where)
+        public = _number(row["public"], "public", **where)
+        private = _number(row["private"], "private", **where)
+        if status == Run.Status.SCORED and public is None:
+            raise ImportFailure("a scored run needs its public score", **where, field="public")
+        if status == Run.Status.FAILED:
+            for name, value in (("public", public), ("private", private)):
+                if value is not None:
+                    raise ImportFailure(f"a failed run has no {name} score", **where, field=name)
+        chosen = _boolean(row["selected"], **where)
+        if chosen:
+            if system.name in selected:
+                raise ImportFailure(
+                    f"a second selected run of {system.name!r} (first on line "
+                    f"{selected[system.name]})",
+                    **where,
+                    field="selected",
+                )
+            selected[system.name] = line
+        submission_id = (row.get("submission_id") or "").strip()
+        if len(submission_id) > SUBMISSION_ID_MAX:
+            raise ImportFailure(
+                f"submission_id is longer than {SUBMISSION_ID_MAX} characters",
+                **where,
+                field="submission_id",
+            )
+        runs.append(
+            Run(
+                system=system,
+                run_index=index,
+                submission_id=submission_id,
+                submitted_at=_moment(row["submitted_at"], **where),
+                status=status,
+                failure=failure,
+                public_score=public,
+                private_score=private,
+                selected_for_private=chosen,
+            )
+        )
+    if not runs:
+        raise ImportFailure(
+            f"no rows: expected a CSV with columns {', '.join(RUN_COLUMNS)}", file=file, line=1
+        )
+    with transaction.atomic():
+        Run.objects.filter(system__competition=competition).delete()
+        Run.objects.bulk_create(runs, batch_size=1000)
+    return RunsImport(
+        file=file,
+        runs=len(runs),
+        teams=len({r.system.name for r in runs}),
+        failed=sum(r.status == Run.Status.FAILED for r in runs),
+    )
+
+
+def _shown(text: str | None) -> str:
+    shown = (text or "").strip()
+    return shown if len(shown) <= 20 else shown[:20] + "…"
+
+
+def _team(text: str | None, systems: dict[str, System], **where) -> System:
+    name = (text or "").strip()
+    if not name:
+        raise ImportFailure("team is empty", **where, field="team")
+    if name not in systems:
+        raise ImportFailure(
+            f"no system named {_shown(name)!r} in the competition (a team must be an existing "
+            "system)",
+            **where,
+            field="team",
+        )
+    return systems[name]
+
+
+def _index(text: str | None, **where) -> int:
+    raw = (text or "").strip()
+    if not (raw.isascii() and raw.isdigit()):
+        raise ImportFailure(
+            f"{_shown(raw)!r} is not a run index (a whole number from 0)", **where, field="run"
+        )
+    return int(raw)
+
+
+def _status(text: str | None, **where) -> str:
+    value = (text or "").strip().lower()
+    if value not in Run.Status.values:
+        raise ImportFailure(
+            f"{_shown(text)!r} is not a status (use scored or failed)", **where, field="status"
+        )
+    return value
+
+
+def _failure(text: str | None, status: str, **where) -> str:
+    value = (text or "").strip().lower()
+    if status == Run.Status.SCORED:
+        if value:
+            raise ImportFailure("a scored run has no failure family", **where, field="failure")
+        return ""
+    if value not in _FAMILIES:
+        raise ImportFailure(
+            f"{_shown(text)!r} is not a failure family (use one of "
+            f"{', '.join(Run.Failure.values)})",
+            **where,
+            field="failure",
+        )
+    return _FAMILIES[value]
+
+
+def _number(text: str | None, field: str, **where) -> float | None:
+    raw = (text or "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ImportFailure(f"{_shown(raw)!r} is not a number", **where, field=field)
+    return value
+
+
+def _moment(text: str | None, **where) -> datetime:
+    raw = (text or "").strip()
+    try:
+        value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise ImportFailure(
+            f"{_shown(raw)!r} is not an ISO 8601 date and time (e.g. 2026-03-01T14:05:00Z)",
+            **where,
+            field="submitted_at",
+        ) from None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _boolean(text: str | None, **where) -> bool:
+    value = (text or "").strip().lower()
+    if value in TRUE:
+        return True
+    if value in FALSE:
+        return False
+    raise ImportFailure(
+        f"{_shown(text)!r} is not a boolean (use 1/0, true/false or yes/no)",
+        **where,
+        field="selected",
+    )

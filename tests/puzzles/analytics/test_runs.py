@@ -1,0 +1,339 @@
+"""Runs and teams (issue 12, item 1): statistics against scipy, the import's refusals, the
+page, its chart and exports, query counts and the demo."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from openpyxl import load_workbook
+from scipy import stats as sps
+
+from puzzles.analytics.run_imports import runs_import
+from puzzles.analytics.stats.runs import (
+    MIN_RUNS,
+    RunFacts,
+    agreement,
+    agreement_sentence,
+    correlation_sentence,
+    failures_by_family,
+    per_day,
+    rank_correlation,
+    selection_checks,
+    team_runs,
+)
+from puzzles.errors import ImportFailure
+from puzzles.models import Competition, Run, System
+
+# --- pure statistics ---------------------------------------------------------------------
+
+T0 = datetime(2026, 3, 1, 10, tzinfo=UTC)
+
+
+def _fact(team, run, public=None, private=None, *, failure="", selected=False, day=0):
+    return RunFacts(
+        team=team,
+        run=run,
+        submitted_at=T0 + timedelta(days=day, hours=run),
+        status="failed" if failure else "scored",
+        failure=failure,
+        public=public,
+        private=private,
+        selected=selected,
+    )
+
+
+FACTS = [
+    _fact("A", 1, 0.50, 0.40, selected=True),
+    _fact("A", 2, 0.60, 0.55, day=1),
+    _fact("A", 3, failure="runtime", day=1),
+    _fact("B", 1, 0.30, 0.35),
+    _fact("B", 2, 0.40, 0.30, selected=True, day=2),
+    _fact("B", 3, failure="limit", day=2),
+    _fact("B", 4, failure="runtime", day=2),
+    _fact("C", 1, 0.70, None, selected=True),
+]
+
+
+def test_team_runs_success_rate_and_failures():
+    rows = {t.team: t for t in team_runs(FACTS)}
+    assert (rows["A"].runs, rows["A"].scored, rows["A"].failures) == (3, 2, {"runtime": 1})
+    assert rows["B"].success_rate == pytest.approx(0.5)
+    assert rows["B"].failures == {"limit": 1, "runtime": 1}
+    assert failures_by_family(FACTS) == {"runtime": 2, "limit": 1}
+
+
+def test_submissions_per_day():
+    days = per_day(FACTS)
+    assert [(d.day.day, d.scored, d.failed) for d in days] == [(1, 3, 0), (2, 1, 1), (3, 1, 2)]
+    assert sum(d.runs for d in days) == len(FACTS)
+
+
+def test_selection_check_and_gain_missed():
+    checks = {c.team: c for c in selection_checks(FACTS)}
+    a = checks["A"]
+    assert (a.selected_run, a.best_public_run, a.best_private_run) == (1, 2, 2)
+    assert a.private_gain_missed == pytest.approx(0.15)
+    assert a.public_gain_missed == pytest.approx(0.10)
+    assert a.selected_best_private is False and a.public_best_is_private_best is True
+    b = checks["B"]
+    assert (b.best_public_run, b.best_private_run) == (2, 1)
+    assert b.private_gain_missed == pytest.approx(0.05) and not b.public_best_is_private_best
+    c = checks["C"]
+    assert c.best_private_run is None and c.private_gain_missed is None
+    assert c.public_gain_missed == 0.0
+    assert agreement(FACTS).same == 1 and agreement(FACTS).teams == 2
+    assert "1 of 2 teams (50%)" in agreement_sentence(agreement(FACTS))
+
+
+def test_rank_correlation_matches_scipy():
+    public = [0.2, 0.5, 0.45, 0.9, 0.7, 0.1, 0.5]
+    private = [0.3, 0.4, 0.6, 0.8, 0.65, 0.2, 0.45]
+    facts = [
+        _fact(f"t{i % 3}", i, x, y) for i, (x, y) in enumerate(zip(public, private, strict=True))
+    ]
+    facts.append(_fact("t0", 99, failure="other"))
+    c = rank_correlation(facts)
+    spearman, kendall = sps.spearmanr(public, private), sps.kendalltau(public, private)
+    assert c.n == 7 and c.note is None
+    assert c.spearman == pytest.approx(spearman.statistic)
+    assert c.spearman_p == pytest.approx(spearman.pvalue)
+    assert c.kendall == pytest.approx(kendall.statistic)
+    assert c.kendall_p == pytest.approx(kendall.pvalue)
+    assert "Spearman rho = " in correlation_sentence(c) and "Kendall tau" in correlation_sentence(c)
+
+
+def test_degenerate_correlations_are_sentences():
+    few = rank_correlation([_fact("a", 1, 0.1, 0.2), _fact("a", 2, 0.3, None)])
+    assert few.spearman is None and few.n == 1 and f"at least {MIN_RUNS}" in few.note
+    flat = rank_correlation([_fact("a", i, 0.5, 0.1 * i) for i in range(4)])
+    assert flat.kendall is None and "public score is the same for all 4 runs" in flat.note
+    assert correlation_sentence(flat) == flat.note
+    assert "No team" in agreement_sentence(agreement([]))
+
+
+# --- import ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def competition(db):
+    competition = Competition.objects.create(slug="runs-comp", name="Runs comp")
+    for name in ("Alpha", "Beta"):
+        System.objects.create(competition=competition, name=name)
+    return competition
+
+
+HEADER = "team,run,submitted_at,status,failure,public,private,selected\n"
+GOOD = HEADER + (
+    "Alpha,1,2026-03-01T10:00:00Z,scored,,0.5,0.4,1\n"
+    "Alpha,2,2026-03-02 11:00,failed,runtime error,,,0\n"
+    "Beta,1,2026-03-02T12:00:00+02:00,scored,,0.3,,yes\n"
+)
+
+
+def _import(competition, text: str, file: str = "runs.csv"):
+    return runs_import(competition=competition, stream=io.StringIO(text), file=file)
+
+
+def test_import_stores_and_replaces(competition):
+    result = _import(competition, GOOD)
+    assert (result.runs, result.teams, result.failed) == (3, 2, 1)
+    failed = Run.objects.get(system__name="Alpha", run_index=2)
+    assert failed.failure == Run.Failure.RUNTIME and failed.public_score is None
+    assert failed.submitted_at == datetime(2026, 3, 2, 11, tzinfo=UTC)
+    beta = Run.objects.get(system__name="Beta")
+    assert beta.selected_for_private and beta.private_score is None
+    assert beta.submitted_at == datetime(2026, 3, 2, 10, tzinfo=UTC)
+    _import(competition, HEADER + "Beta,7,2026-03-05,failed,limit,,,\n")
+    assert list(Run.objects.values_list("run_index", "failure")) == [(7, "limit")]
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        ("Gamma,1,2026-03-01,scored,,0.1,,0\n", "team", "no system named 'Gamma'"),
+        ("Beta,1,2026-03-01,done,,0.1,,0\n", "status", "not a status"),
+        ("Beta,1,2026-03-01,failed,crash,,,0\n", "failure", "not a failure family"),
+        ("Beta,1,2026-03-01,scored,runtime,0.1,,0\n", "failure", "no failure family"),
+        ("Beta,1,2026-03-01,scored,,high,,0\n", "public", "'high' is not a number"),
+        ("Beta,1,2026-03-01,scored,,0.1,nan,0\n", "private", "not a number"),
+        ("Beta,1,2026-03-01,scored,,,,0\n", "public", "needs its public score"),
+        ("Beta,1,2026-03-01,failed,other,0.2,,0\n", "public", "failed run has no public"),
+        ("Beta,1,March 1st,scored,,0.1,,0\n", "submitted_at", "not an ISO 8601"),
+        ("Beta,x,2026-03-01,scored,,0.1,,0\n", "run", "not a run index"),
+        ("Beta,1,2026-03-01,scored,,0.1,,maybe\n", "selected", "not a boolean"),
+        ("Alpha,2,2026-03-01,scored,,0.1,,0\n", "run", "a second run 2 of 'Alpha'"),
+        ("Alpha,3,2026-03-01,scored,,0.1,,1\n", "selected", "second selected run"),
+    ],
+)
+def test_import_refusals_name_file_line_field_and_write_nothing(competition, body, field, words):
+    _import(competition, GOOD)
+    before = list(Run.objects.values_list("pk", "run_index", "public_score"))
+    text = HEADER + "Alpha,1,2026-03-01,scored,,0.9,,1\nAlpha,2,2026-03-01,scored,,0.9,,0\n" + body
+    with pytest.raises(ImportFailure) as exc:
+        _import(competition, text, file="bad.csv")
+    assert (exc.value.file, exc.value.line, exc.value.field) == ("bad.csv", 4, field)
+    assert words in exc.value.message
+    assert list(Run.objects.values_list("pk", "run_index", "public_score")) == before
+
+
+def test_import_refuses_a_missing_column(competition):
+    with pytest.raises(ImportFailure) as exc:
+        _import(competition, "team,run,submitted_at,status,failure,public,private\n", file="x.csv")
+    assert (exc.value.file, exc.value.line, exc.value.field) == ("x.csv", 1, "selected")
+    assert not Run.objects.exists()
+
+
+def test_command_imports_and_refuses(competition, tmp_path):
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    good.write_text(GOOD, encoding="utf-8")
+    bad.write_text(GOOD + "Beta,2,2026-03-01,scored,,0.1,,2\n", encoding="utf-8")
+    out = io.StringIO()
+    call_command("import_runs", "runs-comp", str(good), stdout=out)
+    assert "3 runs of 2 teams stored, 1 failed" in out.getvalue()
+    with pytest.raises(CommandError, match=r"bad\.csv, line 5, field 'selected'"):
+        call_command("import_runs", "runs-comp", str(bad), stdout=io.StringIO())
+    assert Run.objects.count() == 3
+
+
+# --- page, chart, exports, queries -------------------------------------------------------
+
+
+def _build(n_teams: int) -> Competition:
+    competition = Competition.objects.create(slug=f"runs{n_teams}", name="Scale")
+    systems = System.objects.bulk_create(
+        System(competition=competition, name=f"team{i:02d}") for i in range(n_teams)
+    )
+    families = list(Run.Failure.values)
+    Run.objects.bulk_create(
+        Run(
+            system=s,
+            run_index=k,
+            submitted_at=T0 + timedelta(days=k, hours=i),
+            status="failed" if k == 3 else "scored",
+            failure=families[i % len(families)] if k == 3 else "",
+            public_score=None if k == 3 else (i + k) / (n_teams + 5),
+            private_score=None if k == 3 else (i + (k * 2) % 3) / (n_teams + 5),
+            selected_for_private=k == 0,
+        )
+        for i, s in enumerate(systems)
+        for k in range(4)
+    )
+    return competition
+
+
+def _queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+def test_page_chart_and_exports_use_constant_queries(organizer_client):
+    small, large = _build(3), _build(20)
+    for name in ("analytics_runs", "analytics_runs_chart"):
+        counts = {
+            _queries(organizer_client, reverse(f"puzzles:{name}", args=[c.slug]))
+            for c in (small, large)
+        }
+        assert len(counts) == 1, (name, counts)
+    counts = {
+        _queries(organizer_client, reverse("puzzles:analytics_runs_export", args=[c.slug, "csv"]))
+        for c in (small, large)
+    }
+    assert len(counts) == 1
+
+
+def test_page_shows_tables_sentences_and_chart(organizer_client):
+    competition = _build(5)
+    response = organizer_client.get(reverse("puzzles:analytics_runs", args=[competition.slug]))
+    text = response.content.decode()
+    assert "20 runs of 5 teams, 5 failed." in text
+    assert "team04" in text and "runtime error" in text and "Kendall tau = " in text
+    assert "for 0 of 5 teams (0%)" in text
+    chart_url = reverse("puzzles:analytics_runs_chart", args=[competition.slug])
+    assert chart_url in text
+    chart = organizer_client.get(chart_url)
+    assert chart["Content-Type"] == "image/svg+xml" and b"<svg" in chart.content
+    detail = organizer_client.get(reverse("puzzles:competition", args=[competition.slug]))
+    assert reverse("puzzles:analytics_runs", args=[competition.slug]) in detail.content.decode()
+
+
+def test_empty_page_says_so(organizer_client, competition):
+    response = organizer_client.get(reverse("puzzles:analytics_runs", args=[competition.slug]))
+    assert response.status_code == 200 and "No runs yet" in response.content.decode()
+    chart = organizer_client.get(reverse("puzzles:analytics_runs_chart", args=[competition.slug]))
+    assert b"No runs" in chart.content
+
+
+def test_exports(organizer_client):
+    competition = _build(4)
+    url = reverse("puzzles:analytics_runs_export", args=[competition.slug, "csv"])
+    response = organizer_client.get(url)
+    assert "selection.csv" in response["Content-Disposition"]
+    lines = response.content.decode().splitlines()
+    assert lines[0].startswith('"team","selected_run","selected_public"')
+    assert len(lines) == 1 + 4
+    xlsx = organizer_client.get(url.replace(".csv", ".xlsx"))
+    rows = list(load_workbook(io.BytesIO(xlsx.content)).active.values)
+    assert rows[0][0] == "team" and len(rows) == 5
+    team0 = rows[1]
+    # team00: runs 0-2 scored; public k/9, private ((2k) % 3)/9 -> best public run 2, best
+    # private run 1 (private 2/9), selected run 0 (private 0)
+    assert team0[:2] == ("team00", 0) and team0[4] == 2 and team0[6] == 1
+    assert team0[9] == pytest.approx(2 / 9) and team0[10] == "no"
+    assert organizer_client.get(url.replace(".csv", ".pdf")).status_code == 404
+
+
+def test_jurors_get_403(client, juror):
+    competition = _build(3)
+    client.force_login(juror)
+    for url in (
+        reverse("puzzles:analytics_runs", args=[competition.slug]),
+        reverse("puzzles:analytics_runs_chart", args=[competition.slug]),
+        reverse("puzzles:analytics_runs_export", args=[competition.slug, "csv"]),
+    ):
+        assert client.get(url).status_code == 403, url
+        assert client.post(url).status_code in (403, 405), url
+
+
+def test_upload_post_redirect_get(organizer_client, competition):
+    url = reverse("puzzles:analytics_runs", args=[competition.slug])
+    upload = io.BytesIO(GOOD.encode())
+    upload.name = "up.csv"
+    response = organizer_client.post(url, {"file": upload}, follow=True)
+    assert response.redirect_chain[-1][0] == url
+    assert Run.objects.count() == 3 and "3 runs of 2 teams" in response.content.decode()
+    bad = io.BytesIO((HEADER + "Nobody,1,2026-03-01,scored,,0.1,,0\n").encode())
+    bad.name = "bad.csv"
+    response = organizer_client.post(url, {"file": bad}, follow=True)
+    assert response.redirect_chain[-1][0] == url
+    text = response.content.decode()
+    assert "bad.csv" in text and "Nobody" in text
+    assert Run.objects.count() == 3
+
+
+# --- demo --------------------------------------------------------------------------------
+
+
+def test_demo_has_runs_and_loads_twice(demo_competition, organizer_client):
+    from puzzles.analytics.run_selectors import runs_page
+    from puzzles.demo import demo_competition_load
+
+    runs = Run.objects.filter(system__competition=demo_competition)
+    before = sorted(runs.values_list("system__name", "run_index", "public_score", "status"))
+    demo_competition_load()
+    assert sorted(runs.values_list("system__name", "run_index", "public_score", "status")) == before
+    page = runs_page(demo_competition)
+    teams = System.objects.filter(competition=demo_competition, oracle=False).count()
+    assert len(page.teams) == teams and all(t.team.runs > 1 for t in page.teams)
+    assert page.failed > 0 and len(page.families) >= 3 and len(page.days) > 1
+    assert all(c.selected_run is not None for c in page.checks)
+    assert page.correlation.spearman is not None and page.agreement.teams == teams
+    assert any(c.private_gain_missed for c in page.checks)
+    url = reverse("puzzles:analytics_runs", args=[demo_competition.slug])
+    assert "Kendall tau = " in organizer_client.get(url).content.decode()
