@@ -49,3 +49,23 @@ class FileImportCommand(AppCommand):
                 result = self.importer(stream=stream, file=str(path))
         for line in result.lines():
             self.stdout.write(line)
+
+
+class CompetitionFileImportCommand(AppCommand):
+    """FileImportCommand for one competition: `SLUG FILE`, the importer called with
+    `competition=` too."""
+
+    importer: Callable[..., object]  # set by each command, as a staticmethod
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("file", type=Path)
+
+    def handle(self, *args, **options):
+        competition = competition_or_error(options["slug"])
+        path: Path = options["file"]
+        with import_errors():
+            with open_text(path) as stream:
+                result = self.importer(competition=competition, stream=stream, file=str(path))
+        for line in result.lines():
+            self.stdout.write(line)
