@@ -54,3 +54,6 @@ def role_required(*roles: str) -> Callable:
         return wrapped
 
     return decorator
+
+
+organizer_required = role_required(ORGANIZER)

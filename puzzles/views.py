@@ -15,7 +15,7 @@ from ioleval.celery import app as celery_app
 from ioleval.errors import AppError
 from ioleval.http import XLSX, attachment, form_data, post_redirect
 from ioleval.progress import DONE, FAILED, RUNNING, UNKNOWN, Progress, poll_response, task_progress
-from ioleval.roles import ORGANIZER, role_required
+from ioleval.roles import organizer_required
 
 from . import jury, services
 from .errors import ImportFailure
@@ -34,8 +34,6 @@ from .leaderboard import board_sort
 from .models import AnswerAmendment, Competition, Task
 from .selectors import competition_get, competition_tasks, extraction_effect, leaderboard
 from .tasks import competition_rescore_task
-
-organizer_required = role_required(ORGANIZER)
 
 
 @require_GET

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from ioleval.errors import AppError
 from ioleval.http import XLSX, Outcome, attachment, form_data, post_redirect
-from ioleval.roles import ORGANIZER, role_required
+from ioleval.roles import organizer_required
 from puzzles.models import Problem
 from puzzles.selectors import competition_get
 
@@ -39,8 +39,6 @@ from ..rubric_uploads import (
     rubric_upload_read,
 )
 from ..selectors import jury_overview_page, rubric_criteria, totals_page
-
-organizer_required = role_required(ORGANIZER)
 
 
 @require_GET

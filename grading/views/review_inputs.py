@@ -15,15 +15,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from ioleval.http import form_data, post_redirect
-from ioleval.roles import ORGANIZER, role_required
+from ioleval.roles import organizer_required
 from puzzles.selectors import competition_get
 from puzzles.services import system_scores_import
 
 from .. import services
 from ..contestants import review_inputs_page
 from ..forms import ContestantsUploadForm, SystemScoresUploadForm
-
-organizer_required = role_required(ORGANIZER)
 
 
 @require_GET

@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from ioleval.http import XLSX, attachment
-from ioleval.roles import ORGANIZER, role_required
+from ioleval.roles import organizer_required
 from puzzles.selectors import competition_get
 
 from ..review.screen import (
@@ -21,8 +21,6 @@ from ..review.screen import (
     explanation_screen_xlsx,
     sort_key_parse,
 )
-
-organizer_required = role_required(ORGANIZER)
 
 
 @require_GET

@@ -14,12 +14,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from ..http import form_data, post_redirect
-from ..roles import ORGANIZER, role_required
+from ..roles import organizer_required
 from . import services
 from .forms import AccountActionForm, AccountForm, AccountsUploadForm
 from .selectors import accounts_page
 
-organizer_required = role_required(ORGANIZER)
 UPLOAD_MAX_BYTES = 1024 * 1024
 
 

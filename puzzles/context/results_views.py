@@ -7,15 +7,13 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from ioleval.http import XLSX, attachment
-from ioleval.roles import ORGANIZER, role_required
+from ioleval.roles import organizer_required
 from ioleval.spreadsheet import csv_text, xlsx_bytes
 
 from .result_forms import ResultsOptionsForm
 from .result_pages import context_results_page
 from .result_selectors import context_results
 from .result_tables import EXPORT_FORMATS, TABLES, result_table, result_table_filename
-
-organizer_required = role_required(ORGANIZER)
 
 
 @require_GET

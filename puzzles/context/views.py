@@ -11,14 +11,13 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from ioleval.http import XLSX, attachment
-from ioleval.roles import ORGANIZER, role_required
+from ioleval.roles import organizer_required
 
 from .exports import PUZZLE_TABLES, corpus_table, table_file
 from .forms import AnalysisOptionsForm
 from .pages import corpus_page, puzzle_page
 from .selectors import puzzle_or_none
 
-organizer_required = role_required(ORGANIZER)
 FORMATS = {"csv": "text/csv", "xlsx": XLSX}
 
 

@@ -1,4 +1,4 @@
-"""The oracle page (organizers only): choose members, preview, save as a system, export."""
+"""The oracle page: choose members, preview, save as a system, export."""
 
 from __future__ import annotations
 
@@ -9,16 +9,14 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from ioleval.http import XLSX, attachment, form_data, post_redirect
-from ioleval.roles import ORGANIZER, role_required
-from ioleval.spreadsheet import csv_text, xlsx_bytes
+from ioleval.http import form_data, post_redirect
+from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from .forms import OracleForm
-from .selectors import oracle_page, oracle_table
-from .services import oracle_create
-
-organizer_required = role_required(ORGANIZER)
+from ..oracle.forms import OracleForm
+from ..oracle.selectors import oracle_page, oracle_table
+from ..oracle.services import oracle_create
+from .common import table_response
 
 
 @require_GET
@@ -53,14 +51,9 @@ def oracle_save(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 @organizer_required
 def oracle_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
-    if fmt not in ("csv", "xlsx"):
-        raise Http404("export formats: csv, xlsx")
     competition = competition_get(slug)
     page = oracle_page(competition, members=request.GET.getlist("members"))
     if page.preview is None:
         raise Http404("choose two or more member systems")
     header, rows = oracle_table(page.preview)
-    stem = f"{competition.slug}-oracle"
-    if fmt == "xlsx":
-        return attachment(xlsx_bytes(header, rows, title="oracle"), f"{stem}.xlsx", XLSX)
-    return attachment(csv_text(header, rows), f"{stem}.csv", "text/csv")
+    return table_response(header, rows, fmt, name=f"{competition.slug}-oracle", title="oracle")

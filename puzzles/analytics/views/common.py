@@ -1,0 +1,55 @@
+"""What every analytics page does alike: answer an SVG chart, export a table as CSV or
+XLSX, and take a CSV upload that replaces what the page shows."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+from django import forms
+from django.http import Http404, HttpRequest, HttpResponse
+
+from ioleval.http import XLSX, attachment, form_data, post_redirect
+
+from ..exports import table_file
+
+EXPORT_FORMATS = ("csv", "xlsx")
+SVG = "image/svg+xml"
+
+
+def svg_response(svg: str) -> HttpResponse:
+    """A chart, never cached by the browser (the figures behind it change on import)."""
+    response = HttpResponse(svg, content_type=SVG)
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+def table_response(
+    header: list[str], rows: list[list[object]], fmt: str, *, name: str, title: str
+) -> HttpResponse:
+    """The table as a CSV or XLSX download named `name`.<fmt>; any other format is a 404."""
+    if fmt not in EXPORT_FORMATS:
+        raise Http404(f"formats: {', '.join(EXPORT_FORMATS)}")
+    content = table_file(header, rows, fmt, title=title)
+    kind = XLSX if fmt == "xlsx" else "text/csv; charset=utf-8"
+    return attachment(content, f"{name}.{fmt}", kind)
+
+
+def csv_upload(
+    request: HttpRequest,
+    form_class: type[forms.Form],
+    importer: Callable[..., object],
+    *,
+    to: str,
+    **kwargs,
+) -> HttpResponse:
+    """Import the form's uploaded CSV with `importer(stream=, file=, **kwargs)` (its result's
+    lines become the flash message; an ImportFailure becomes the error) and go back to `to`."""
+    form = form_class(request.POST, request.FILES)
+
+    def act() -> list[str]:
+        upload = form_data(form)["file"]
+        stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline="")
+        return importer(stream=stream, file=upload.name, **kwargs).lines()
+
+    return post_redirect(request, act, to)

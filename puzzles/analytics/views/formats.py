@@ -1,0 +1,46 @@
+"""The format failures page, its heat map, its export and the drill-down to a cell."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from ioleval.roles import organizer_required
+
+from ...selectors import competition_get
+from ..charts import format_heatmap
+from ..formats import format_cell_page, formats_page
+from .common import svg_response, table_response
+
+
+@require_GET
+@organizer_required
+def formats(request: HttpRequest, slug: str) -> HttpResponse:
+    page = formats_page(competition_get(slug))
+    return render(request, "puzzles/analytics/formats.html", {"page": page})
+
+
+@require_GET
+@organizer_required
+def formats_chart(request: HttpRequest, slug: str) -> HttpResponse:
+    page = formats_page(competition_get(slug))
+    header, body = page.table()
+    columns = header[2:-3]
+    return svg_response(format_heatmap([r[0] for r in body], columns, [r[2:-3] for r in body]))
+
+
+@require_GET
+@organizer_required
+def formats_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    header, body = formats_page(competition_get(slug)).table()
+    return table_response(
+        header, body, fmt, name=f"{slug}-format-failures", title="format failures"
+    )
+
+
+@require_GET
+@organizer_required
+def formats_cell(request: HttpRequest, slug: str, system_id: int, family: str) -> HttpResponse:
+    page = format_cell_page(competition_get(slug), system_id, family)
+    return render(request, "puzzles/analytics/formats_cell.html", {"page": page})

@@ -1,0 +1,55 @@
+"""The runs page, its chart, its export and its upload."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+
+from ioleval.roles import organizer_required
+
+from ...selectors import competition_get
+from ..run_charts import runs_per_day_chart
+from ..run_forms import RunsImportForm
+from ..run_imports import runs_import
+from ..run_selectors import EXPORT_HEADER, runs_page
+from ..stats.runs import agreement_sentence, correlation_sentence
+from .common import csv_upload, svg_response, table_response
+
+
+@require_http_methods(["GET", "POST"])
+@organizer_required
+def runs(request: HttpRequest, slug: str) -> HttpResponse:
+    """Submission statistics and the selection check; a POST imports a CSV of runs."""
+    competition = competition_get(slug)
+    if request.method == "POST":
+        to = reverse("puzzles:analytics_runs", args=[slug])
+        return csv_upload(request, RunsImportForm, runs_import, to=to, competition=competition)
+    page = runs_page(competition)
+    context = {
+        "competition": competition,
+        "page": page,
+        "agreement": agreement_sentence(page.agreement),
+        "correlation": correlation_sentence(page.correlation),
+        "form": RunsImportForm(),
+    }
+    return render(request, "puzzles/analytics/runs.html", context)
+
+
+@require_GET
+@organizer_required
+def runs_chart(request: HttpRequest, slug: str) -> HttpResponse:
+    """Submissions per day, scored and failed, as an SVG image."""
+    page = runs_page(competition_get(slug))
+    return svg_response(runs_per_day_chart([(d.day, d.scored, d.failed) for d in page.days]))
+
+
+@require_GET
+@organizer_required
+def runs_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    """The selection check, one row per team, as CSV or XLSX."""
+    page = runs_page(competition_get(slug))
+    return table_response(
+        EXPORT_HEADER, page.export_rows(), fmt, name=f"{slug}-selection", title="selection"
+    )
