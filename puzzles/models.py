@@ -269,8 +269,8 @@ class AnswerAmendment(models.Model):
 
 # The context lab's models live beside its analysis; importing them here makes them part of
 # this app (one set of migrations).
-# Challenge analytics (issue 12): knowledge probes, runs.
-from .analytics.models import ProbeResult, Run  # noqa: E402
+# Challenge analytics (issue 12): knowledge probes, runs, their outputs and techniques.
+from .analytics.models import ProbeResult, Run, RunOutput, Technique  # noqa: E402
 from .context.models import (  # noqa: E402
     Condition,
     ContextExample,
@@ -293,7 +293,9 @@ __all__ = [
     "Problem",
     "ProbeResult",
     "Run",
+    "RunOutput",
     "SolverAnswer",
     "System",
     "Task",
+    "Technique",
 ]

@@ -69,6 +69,8 @@ class ProbeResult(models.Model):
 
 
 SUBMISSION_ID_MAX = 120
+CONDITION_MAX = 120
+TECHNIQUE_MAX = 120
 
 
 class Run(models.Model):
@@ -98,6 +100,16 @@ class Run(models.Model):
     public_score = models.FloatField(null=True, blank=True)
     private_score = models.FloatField(null=True, blank=True)
     selected_for_private = models.BooleanField(default=False)
+    # Ablations (item 7): a run made under a named condition with a seed. Empty condition:
+    # an ordinary submission of the challenge.
+    condition = models.CharField(
+        max_length=CONDITION_MAX,
+        blank=True,
+        help_text="The ablation condition the run was made under (empty: an ordinary run).",
+    )
+    seed = models.IntegerField(null=True, blank=True)
+    # Techniques (item 5): the organizers' tags.
+    techniques = models.ManyToManyField("puzzles.Technique", blank=True, related_name="runs")
 
     class Meta:
         ordering = ["system", "run_index"]
@@ -112,3 +124,48 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"{self.system_id} · run {self.run_index} · {self.status}"
+
+
+class Technique(models.Model):
+    """A technique organizers tag runs with (issue 12, item 5): a free list per competition,
+    such as self-consistency voting, retry loop or chain of thought."""
+
+    competition = models.ForeignKey(
+        "puzzles.Competition", on_delete=models.CASCADE, related_name="techniques"
+    )
+    name = models.CharField(max_length=TECHNIQUE_MAX)
+
+    class Meta:
+        ordering = ["competition", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "name"], name="technique_unique_name")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class RunOutput(models.Model):
+    """A run's answer to one task, scored by the competition's rule when imported: the
+    run-level figures per problem (ablations, techniques) come from these."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="outputs")
+    task = models.ForeignKey("puzzles.Task", on_delete=models.CASCADE, related_name="run_outputs")
+    raw_text = models.TextField(blank=True, help_text="The answer text as received.")
+    exact_match = models.FloatField()
+    chrf = models.FloatField()
+
+    class Meta:
+        ordering = ["run", "task"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "task"], name="runoutput_unique_task"),
+            models.CheckConstraint(
+                condition=models.Q(
+                    exact_match__gte=0, exact_match__lte=1, chrf__gte=0, chrf__lte=1
+                ),
+                name="runoutput_scores_0_1",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run} / {self.task_id}"

@@ -7,7 +7,12 @@ given); `status` scored or failed; `failure` the failure family of a failed run
 (environment, runtime, limit, packaging, other, or the family's label such as "runtime
 error"), empty on a scored run; `public` the public score of a scored run (required),
 `private` its private score (may be empty); `selected` 1/0, true/false or yes/no (empty: no),
-at most one selected run per team. The whole file is checked first: a refusal names the
+at most one selected run per team.
+
+Optional columns: `submission_id`; `condition` and `seed` for an ablation run (the condition
+it was made under, such as "no language information", and its whole-number seed; an
+ordinary run leaves both empty); `techniques`, the techniques the run used, separated by
+semicolons (a technique the competition does not know yet is added to its list). The whole file is checked first: a refusal names the
 file, line and field and writes nothing. An import replaces all the competition's runs, in
 one transaction.
 """
@@ -22,12 +27,12 @@ from typing import TextIO
 from django.db import transaction
 
 from ..errors import ImportFailure
-from ..models import Competition, Run, System
+from ..models import Competition, Run, System, Technique
 from ..tabular import csv_rows
-from .models import SUBMISSION_ID_MAX
+from .models import CONDITION_MAX, SUBMISSION_ID_MAX, TECHNIQUE_MAX
 
 RUN_COLUMNS = ("team", "run", "submitted_at", "status", "failure", "public", "private", "selected")
-OPTIONAL_COLUMNS = ("submission_id",)
+OPTIONAL_COLUMNS = ("submission_id", "condition", "seed", "techniques")
 TRUE = frozenset({"1", "true", "yes"})
 FALSE = frozenset({"0", "false", "no", ""})
 _FAMILIES = {
@@ -58,6 +63,7 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
     seen: dict[tuple[str, int], int] = {}
     selected: dict[str, int] = {}
     runs: list[Run] = []
+    tags: list[list[str]] = []
     for line, row in csv_rows(stream, file=file, required=RUN_COLUMNS, optional=OPTIONAL_COLUMNS):
         where = {"file": file, "line": line}
         system = _team(row["team"], systems, **where)
@@ -97,6 +103,11 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
                 **where,
                 field="submission_id",
             )
+        condition = _text(row.get("condition"), "condition", CONDITION_MAX, **where)
+        seed = _seed(row.get("seed"), **where)
+        if seed is not None and not condition:
+            raise ImportFailure("a seed needs a condition", **where, field="seed")
+        tags.append(_techniques(row.get("techniques"), **where))
         runs.append(
             Run(
                 system=system,
@@ -108,6 +119,8 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
                 public_score=public,
                 private_score=private,
                 selected_for_private=chosen,
+                condition=condition,
+                seed=seed,
             )
         )
     if not runs:
@@ -117,12 +130,59 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
     with transaction.atomic():
         Run.objects.filter(system__competition=competition).delete()
         Run.objects.bulk_create(runs, batch_size=1000)
+        _tag(competition, runs, tags)
     return RunsImport(
         file=file,
         runs=len(runs),
         teams=len({r.system.name for r in runs}),
         failed=sum(r.status == Run.Status.FAILED for r in runs),
     )
+
+
+def _tag(competition: Competition, runs: list[Run], tags: list[list[str]]) -> None:
+    names = sorted({name for names in tags for name in names})
+    if not names:
+        return
+    Technique.objects.bulk_create(
+        [Technique(competition=competition, name=name) for name in names],
+        ignore_conflicts=True,
+    )
+    known = dict(
+        Technique.objects.filter(competition=competition, name__in=names).values_list("name", "id")
+    )
+    through = Run.techniques.through
+    through.objects.bulk_create(
+        [
+            through(run_id=run.pk, technique_id=known[name])
+            for run, names in zip(runs, tags, strict=True)
+            for name in names
+        ],
+        batch_size=1000,
+    )
+
+
+def _text(text: str | None, field: str, limit: int, **where) -> str:
+    value = " ".join((text or "").split())
+    if len(value) > limit:
+        raise ImportFailure(f"{field} is longer than {limit} characters", **where, field=field)
+    return value
+
+
+def _seed(text: str | None, **where) -> int | None:
+    raw = (text or "").strip()
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImportFailure(
+            f"{_shown(raw)!r} is not a seed (a whole number)", **where, field="seed"
+        ) from None
+
+
+def _techniques(text: str | None, **where) -> list[str]:
+    names = [_text(part, "techniques", TECHNIQUE_MAX, **where) for part in (text or "").split(";")]
+    return list(dict.fromkeys(name for name in names if name))
 
 
 def _shown(text: str | None) -> str:

@@ -28,7 +28,7 @@ from puzzles.analytics.stats.runs import (
     team_runs,
 )
 from puzzles.errors import ImportFailure
-from puzzles.models import Competition, Run, System
+from puzzles.models import Competition, Run, System, Technique
 
 # --- pure statistics ---------------------------------------------------------------------
 
@@ -180,6 +180,46 @@ def test_import_refusals_name_file_line_field_and_write_nothing(competition, bod
     assert (exc.value.file, exc.value.line, exc.value.field) == ("bad.csv", 4, field)
     assert words in exc.value.message
     assert list(Run.objects.values_list("pk", "run_index", "public_score")) == before
+
+
+ABLATION_HEADER = HEADER.rstrip("\n") + ",condition,seed,techniques\n"
+
+
+def test_import_stores_conditions_seeds_and_techniques(competition):
+    Technique.objects.create(competition=competition, name="retry loop")
+    _import(
+        competition,
+        ABLATION_HEADER
+        + "Alpha,1,2026-03-01,scored,,0.5,,1,,,retry loop; chain of thought\n"
+        + "Alpha,2,2026-03-01,scored,,0.4,,0, no  language   info ,7,chain of thought;chain of thought\n"
+        + "Beta,1,2026-03-01,scored,,0.3,,1,,,\n",
+    )
+    first, second = Run.objects.filter(system__name="Alpha").order_by("run_index")
+    assert (first.condition, first.seed) == ("", None)
+    assert (second.condition, second.seed) == ("no language info", 7)
+    assert sorted(first.techniques.values_list("name", flat=True)) == [
+        "chain of thought",
+        "retry loop",
+    ]
+    assert list(second.techniques.values_list("name", flat=True)) == ["chain of thought"]
+    assert Technique.objects.filter(competition=competition).count() == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        ("Beta,1,2026-03-01,scored,,0.1,,0,cold,x1,\n", "seed", "not a seed"),
+        ("Beta,1,2026-03-01,scored,,0.1,,0,,3,\n", "seed", "a seed needs a condition"),
+        ("Beta,1,2026-03-01,scored,,0.1,,0," + "c" * 121 + ",1,\n", "condition", "longer"),
+        ("Beta,1,2026-03-01,scored,,0.1,,0,,," + "t" * 121 + "\n", "techniques", "longer"),
+    ],
+)
+def test_import_refuses_bad_ablation_and_technique_cells(competition, body, field, words):
+    with pytest.raises(ImportFailure) as exc:
+        _import(competition, ABLATION_HEADER + "Alpha,1,2026-03-01,scored,,0.9,,1,,,cot\n" + body)
+    assert (exc.value.line, exc.value.field) == (3, field)
+    assert words in exc.value.message
+    assert not Run.objects.exists() and not Technique.objects.exists()
 
 
 def test_import_refuses_a_missing_column(competition):
