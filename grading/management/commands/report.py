@@ -6,13 +6,15 @@ from django.core.management.base import CommandError
 from grading.review.report import review_pdf
 from grading.review.services import review_cached
 from ioleval.commands import AppCommand
+from puzzles.analytics.report import analytics_json
 from puzzles.management.commands._base import competition_or_error
 
 
 class Command(AppCommand):
     help = (
         "Write the result review of a competition (jury against automatic, medals, criterion "
-        "difficulty, juror agreement, observations): --format json prints it or writes it to "
+        "difficulty, juror agreement, observations): --format json prints it, with the "
+        'challenge analytics (a section per analysis) under "analytics", or writes it to '
         "--out; --format pdf renders the whole review with its charts to --out (without "
         "--out, the PDF's bytes go to standard output)."
     )
@@ -41,7 +43,8 @@ class Command(AppCommand):
         review = review_cached(
             competition=competition, resamples=options["resamples"], with_charts=False
         ).review
-        text = json.dumps(review.as_json(), ensure_ascii=False, indent=2) + "\n"
+        data = {**review.as_json(), "analytics": analytics_json(competition)}
+        text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
         if options["out"]:
             with open(options["out"], "w", encoding="utf-8") as handle:
                 handle.write(text)
