@@ -43,8 +43,9 @@ def techniques_forest(
         reach = max(0.05, *(abs(v) for v in values)) * 1.15
         ax.set_xlim(-reach, reach)
         ax.set_xlabel(
-            "\u2190 lower with the technique    mean difference in public score (0-1)"
-            "    higher with it \u2192"
+            "mean difference in public score (0-1), a team's runs with minus without it\n"
+            "\u2190 lower with the technique  |  higher with it \u2192"
+            "   (hollow: one team, no interval)"
         )
 
     height = min(1.4 + 0.38 * len(data), 16.0)

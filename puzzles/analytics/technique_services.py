@@ -116,7 +116,9 @@ def tags_add(*, competition: Competition, tags: Iterable[tuple[int, str]]) -> tu
         )
         fresh = sorted(ids - there)
         through.objects.bulk_create(
-            [through(run_id=r, technique_id=t) for r, t in fresh], batch_size=1000
+            [through(run_id=r, technique_id=t) for r, t in fresh],
+            batch_size=1000,
+            ignore_conflicts=True,  # a tag added meanwhile by another request stays one tag
         )
     return len(fresh), new
 

@@ -237,7 +237,8 @@ def effect_sentence(effect: TechniqueEffect) -> str:
     share = effect.adoption
     used = (
         f"{effect.teams_using} of {effect.teams_scored} teams "
-        f"({share * 100:.0f}%) used “{effect.technique}” on {effect.runs_tagged} scored runs"
+        f"({share * 100:.0f}%) used “{effect.technique}” on {effect.runs_tagged} scored "
+        f"run{'' if effect.runs_tagged == 1 else 's'}"
         if share is not None
         else f"No team has scored runs, so nothing is known of “{effect.technique}”"
     )
