@@ -449,6 +449,8 @@ def test_tag_form_post_redirect_get(organizer_client, competition):
     for bad, words in (
         ({"runs": "two"}, "not a run index"),
         ({"runs": "7"}, "Alpha has no run 7"),
+        ({"runs": "3-1"}, "not a range from low to high"),
+        ({"runs": " , "}, "give run indices"),
         ({"technique": "z" * 121}, "at most 120 characters"),
         ({"technique": "   "}, "This field is required"),
         ({"team": "Gamma"}, "Select a valid choice"),
@@ -457,6 +459,8 @@ def test_tag_form_post_redirect_get(organizer_client, competition):
         assert response.redirect_chain[-1][0] == page
         assert words in response.content.decode(), bad
     assert len(_tags(competition)) == 2
+    organizer_client.post(url, {**post, "team": "Beta", "runs": "ALL"})
+    assert len(_tags(competition)) == 5
 
 
 def test_tag_upload_post_redirect_get(organizer_client, competition):
