@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import formats, oracle, probes, runs, tiers
+from .views import formats, oracle, probes, runs, techniques, tiers
 
 urlpatterns: list = [
     # one block per analysis, in issue 12's order
@@ -58,6 +58,23 @@ urlpatterns: list = [
         "c/<slug:slug>/analytics/oracle.<str:fmt>",
         oracle.oracle_export,
         name="analytics_oracle_export",
+    ),
+    # 5. techniques
+    path("c/<slug:slug>/analytics/techniques/", techniques.techniques, name="analytics_techniques"),
+    path(
+        "c/<slug:slug>/analytics/techniques/tag/",
+        techniques.techniques_tag,
+        name="analytics_techniques_tag",
+    ),
+    path(
+        "c/<slug:slug>/analytics/techniques/chart.svg",
+        techniques.techniques_chart,
+        name="analytics_techniques_chart",
+    ),
+    path(
+        "c/<slug:slug>/analytics/techniques.<str:fmt>",
+        techniques.techniques_export,
+        name="analytics_techniques_export",
     ),
     # 6. knowledge probes
     path("c/<slug:slug>/analytics/probes/", probes.probes, name="analytics_probes"),

@@ -1,0 +1,260 @@
+"""Techniques (issue 12, item 5): adoption and the within-team effect of each technique the
+organizers tagged runs with. Pure: no Django; plain `TaggedRun` facts in, dataclasses out.
+
+The score is the run's public score: every scored run has one, whereas the private score
+is known only for the runs scored on the private board (mostly the selected ones).
+
+- Adoption: the teams with at least one scored run tagged with the technique, as a count
+  and as a share of the teams with scored runs.
+- Within-team effect: for each team with scored runs both with and without the technique,
+  the mean public score of its runs with it minus the mean of its runs without it; the
+  effect is the mean of these differences over those `n` teams, so that a team with many
+  runs weighs no more than a team with few, and differences between teams (a strong team
+  that happens to use a technique) cancel out.
+- Its 95% interval: `scipy.stats.bootstrap` over the teams' differences (teams resampled
+  with replacement; percentile by default, BCa on request; a fixed seed, so the page, the
+  chart, the exports and the report agree). With fewer than two teams there is no
+  interval, and a sentence (`note`) says why.
+
+An effect is an association within teams, not proof of cause: a team may have turned a
+technique on together with other changes.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy import stats as sps
+
+RESAMPLES = 10_000
+SEED = 20260312
+CONFIDENCE = 0.95
+METHODS = ("percentile", "BCa")
+MIN_TEAMS = 2
+
+
+@dataclass(frozen=True)
+class TaggedRun:
+    """What the statistics need of one scored run: its team, index, public score and the
+    names of the techniques it is tagged with."""
+
+    team: str
+    run: int
+    score: float
+    techniques: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class TeamDifference:
+    """One team's mean score with the technique minus its mean without it."""
+
+    team: str
+    runs_with: int
+    runs_without: int
+    mean_with: float
+    mean_without: float
+
+    @property
+    def difference(self) -> float:
+        return self.mean_with - self.mean_without
+
+
+@dataclass(frozen=True)
+class TechniqueEffect:
+    """A technique's adoption and its within-team effect. `effect` is None when no team has
+    scored runs both with and without it; `low`/`high` are None when there is no interval;
+    `note` says why in a sentence (empty when every figure is there)."""
+
+    technique: str
+    teams_using: int
+    teams_scored: int
+    runs_tagged: int
+    differences: tuple[TeamDifference, ...]
+    effect: float | None = None
+    low: float | None = None
+    high: float | None = None
+    note: str = ""
+
+    @property
+    def n(self) -> int:
+        return len(self.differences)
+
+    @property
+    def adoption(self) -> float | None:
+        return self.teams_using / self.teams_scored if self.teams_scored else None
+
+    @property
+    def has_interval(self) -> bool:
+        return self.low is not None and self.high is not None
+
+
+def technique_effects(
+    runs: Iterable[TaggedRun],
+    *,
+    techniques: Iterable[str] = (),
+    resamples: int = RESAMPLES,
+    method: str = "percentile",
+    seed: int = SEED,
+    confidence: float = CONFIDENCE,
+) -> list[TechniqueEffect]:
+    """Return every technique's figures, in name order: those tagged on the runs, and the
+    names in `techniques` too (a known technique on no scored run has zero adoption)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    facts = [r for r in runs if r.score is not None and math.isfinite(r.score)]
+    by_team: dict[str, list[TaggedRun]] = defaultdict(list)
+    for run in facts:
+        by_team[run.team].append(run)
+    names = sorted({*techniques, *(name for run in facts for name in run.techniques)}, key=_order)
+    return [
+        _effect(name, by_team, resamples=resamples, method=method, seed=seed, level=confidence)
+        for name in names
+    ]
+
+
+def within_team_differences(
+    name: str, by_team: dict[str, list[TaggedRun]]
+) -> tuple[TeamDifference, ...]:
+    """Return, in team order, the differences of the teams with scored runs both with and
+    without the technique."""
+    out = []
+    for team in sorted(by_team):
+        with_ = [r.score for r in by_team[team] if name in r.techniques]
+        without = [r.score for r in by_team[team] if name not in r.techniques]
+        if with_ and without:
+            out.append(
+                TeamDifference(
+                    team=team,
+                    runs_with=len(with_),
+                    runs_without=len(without),
+                    mean_with=sum(with_) / len(with_),
+                    mean_without=sum(without) / len(without),
+                )
+            )
+    return tuple(out)
+
+
+def bootstrap_interval(
+    values: Sequence[float],
+    *,
+    resamples: int = RESAMPLES,
+    method: str = "percentile",
+    seed: int = SEED,
+    confidence: float = CONFIDENCE,
+) -> tuple[float, float] | None:
+    """Return the bootstrap interval of the mean of `values` (scipy.stats.bootstrap), or
+    None when it cannot be given (fewer than two values, or scipy finds no interval)."""
+    if len(values) < MIN_TEAMS:
+        return None
+    data = np.asarray(values, dtype=float)
+    if np.ptp(data) == 0:
+        # Every resample has the same mean: the interval is that one value (scipy's BCa
+        # would answer nan and warn).
+        return float(data[0]), float(data[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sps.DegenerateDataWarning)
+        result = sps.bootstrap(
+            (data,),
+            np.mean,
+            n_resamples=resamples,
+            confidence_level=confidence,
+            method=method,
+            rng=np.random.default_rng(seed),
+        )
+    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    return low, high
+
+
+def _effect(
+    name: str,
+    by_team: dict[str, list[TaggedRun]],
+    *,
+    resamples: int,
+    method: str,
+    seed: int,
+    level: float,
+) -> TechniqueEffect:
+    using = sum(any(name in r.techniques for r in team) for team in by_team.values())
+    tagged = sum(name in r.techniques for team in by_team.values() for r in team)
+    differences = within_team_differences(name, by_team)
+    base = TechniqueEffect(
+        technique=name,
+        teams_using=using,
+        teams_scored=len(by_team),
+        runs_tagged=tagged,
+        differences=differences,
+    )
+    n = len(differences)
+    if n == 0:
+        why = (
+            "no scored run uses it"
+            if not using
+            else "no team has scored runs both with and without it"
+        )
+        return _with(base, note=f"No effect: {why}.")
+    effect = sum(d.difference for d in differences) / n
+    if n < MIN_TEAMS:
+        return _with(
+            base,
+            effect=effect,
+            note="No interval: only one team has scored runs both with and without it "
+            f"(a bootstrap over teams needs at least {MIN_TEAMS}).",
+        )
+    interval = bootstrap_interval(
+        [d.difference for d in differences],
+        resamples=resamples,
+        method=method,
+        seed=seed,
+        confidence=level,
+    )
+    if interval is None:
+        return _with(base, effect=effect, note="No interval: the bootstrap gave none.")
+    note = ""
+    if n < 5:
+        note = f"Only {n} teams: the interval is rough."
+    return _with(base, effect=effect, low=interval[0], high=interval[1], note=note)
+
+
+def _order(name: str) -> tuple[str, str]:
+    return name.casefold(), name
+
+
+def _with(base: TechniqueEffect, **changes) -> TechniqueEffect:
+    return replace(base, **changes)
+
+
+def effect_sentence(effect: TechniqueEffect) -> str:
+    """Say a technique's figures in plain words."""
+    share = effect.adoption
+    used = (
+        f"{effect.teams_using} of {effect.teams_scored} teams "
+        f"({share * 100:.0f}%) used “{effect.technique}” on {effect.runs_tagged} scored "
+        f"run{'' if effect.runs_tagged == 1 else 's'}"
+        if share is not None
+        else f"No team has scored runs, so nothing is known of “{effect.technique}”"
+    )
+    if effect.effect is None:
+        return f"{used}. {effect.note}".strip()
+    if effect.effect == 0:
+        change = "the same as without it"
+    else:
+        direction = "higher" if effect.effect > 0 else "lower"
+        change = f"{abs(effect.effect):.3f} {direction} than without it"
+    plural = "s" if effect.n != 1 else ""
+    text = (
+        f"{used}. Within the {effect.n} team{plural} with scored runs both with and without "
+        f"it, runs with it scored on average {change}"
+    )
+    if effect.has_interval:
+        text += f" (95% interval {effect.low:.3f} to {effect.high:.3f})"
+    text += "."
+    return f"{text} {effect.note}".strip()

@@ -1,0 +1,77 @@
+"""The techniques page, its chart, its export, its tag form and its upload of tags."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from ioleval.http import form_data, post_redirect
+from ioleval.roles import organizer_required
+
+from ...selectors import competition_get
+from ..technique_charts import techniques_forest
+from ..technique_forms import REMOVE, TagForm, TagsImportForm
+from ..technique_selectors import EXPORT_HEADER, teams_with_runs, techniques_page
+from ..technique_services import runs_tag, runs_untag, tags_import
+from .common import csv_upload, svg_response, table_response
+
+
+@require_http_methods(["GET", "POST"])
+@organizer_required
+def techniques(request: HttpRequest, slug: str) -> HttpResponse:
+    """Adoption and within-team effect per technique; a POST imports a CSV of tags."""
+    competition = competition_get(slug)
+    if request.method == "POST":
+        to = reverse("puzzles:analytics_techniques", args=[slug])
+        return csv_upload(request, TagsImportForm, tags_import, to=to, competition=competition)
+    page = techniques_page(competition)
+    context = {
+        "competition": competition,
+        "page": page,
+        "tag_form": TagForm(teams=page.teams),
+        "form": TagsImportForm(),
+    }
+    return render(request, "puzzles/analytics/techniques.html", context)
+
+
+@require_POST
+@organizer_required
+def techniques_tag(request: HttpRequest, slug: str) -> HttpResponse:
+    """Add a technique to, or remove it from, chosen runs of one team."""
+    competition = competition_get(slug)
+    form = TagForm(request.POST, teams=teams_with_runs(competition))
+
+    def act() -> list[str]:
+        data = form_data(form)
+        change = runs_untag if data["action"] == REMOVE else runs_tag
+        return change(
+            competition=competition,
+            team=data["team"],
+            runs=data["runs"],
+            technique=data["technique"],
+        ).lines()
+
+    return post_redirect(request, act, reverse("puzzles:analytics_techniques", args=[slug]))
+
+
+@require_GET
+@organizer_required
+def techniques_chart(request: HttpRequest, slug: str) -> HttpResponse:
+    """Each technique's within-team effect with its interval, as an SVG image."""
+    page = techniques_page(competition_get(slug))
+    rows = [
+        (e.technique, e.n, e.effect, e.low, e.high) for e in page.effects if e.effect is not None
+    ]
+    return svg_response(techniques_forest(rows))
+
+
+@require_GET
+@organizer_required
+def techniques_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    """One row per technique, as CSV or XLSX."""
+    page = techniques_page(competition_get(slug))
+    return table_response(
+        EXPORT_HEADER, page.export_rows(), fmt, name=f"{slug}-techniques", title="techniques"
+    )

@@ -1,0 +1,512 @@
+"""Techniques (issue 12, item 5): statistics against scipy and a hand example, tagging on
+the page and from a CSV (refusals name file, line and field and write nothing), the page,
+its chart and exports, query counts, roles, escaping and the demo."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from openpyxl import load_workbook
+from scipy import stats as sps
+
+from ioleval.errors import AppError
+from puzzles.analytics.stats.techniques import (
+    SEED,
+    TaggedRun,
+    bootstrap_interval,
+    effect_sentence,
+    technique_effects,
+)
+from puzzles.analytics.technique_charts import techniques_forest
+from puzzles.analytics.technique_selectors import techniques_json, techniques_page
+from puzzles.analytics.technique_services import runs_tag, runs_untag, tags_import
+from puzzles.errors import ImportFailure
+from puzzles.models import Competition, Run, System, Technique
+
+# --- pure statistics ---------------------------------------------------------------------
+
+
+def _run(team, run, score, *names):
+    return TaggedRun(team=team, run=run, score=score, techniques=frozenset(names))
+
+
+# A: with cot {0.6, 0.8} (mean 0.7), without {0.5} -> +0.2
+# B: with cot {0.4}, without {0.3, 0.5} (mean 0.4) -> 0.0
+# C: with cot {0.9}, without {0.6} -> +0.3
+# D: cot on every run -> uses it, no comparison
+# E: no technique
+RUNS = [
+    _run("A", 1, 0.6, "cot"),
+    _run("A", 2, 0.8, "cot", "json"),
+    _run("A", 3, 0.5),
+    _run("B", 1, 0.4, "cot"),
+    _run("B", 2, 0.3),
+    _run("B", 3, 0.5, "json"),
+    _run("C", 1, 0.9, "cot"),
+    _run("C", 2, 0.6),
+    _run("D", 1, 0.7, "cot", "retry"),
+    _run("D", 2, 0.2, "cot"),
+    _run("E", 1, 0.1),
+]
+
+
+def _by_name(effects):
+    return {e.technique: e for e in effects}
+
+
+def test_hand_example_adoption_and_effect():
+    effects = _by_name(technique_effects(RUNS, techniques=["voting"]))
+    cot = effects["cot"]
+    assert (cot.teams_using, cot.teams_scored, cot.runs_tagged) == (4, 5, 6)
+    assert cot.adoption == pytest.approx(0.8)
+    assert [d.team for d in cot.differences] == ["A", "B", "C"]
+    assert [d.difference for d in cot.differences] == pytest.approx([0.2, 0.0, 0.3])
+    assert cot.n == 3 and cot.effect == pytest.approx(0.5 / 3)
+    assert cot.low <= cot.effect <= cot.high
+    assert 0.0 <= cot.low and cot.high <= 0.3 + 1e-12
+    # json: A 0.8 - mean(0.6, 0.5) = +0.25, B 0.5 - mean(0.4, 0.3) = +0.15
+    json_ = effects["json"]
+    assert [d.difference for d in json_.differences] == pytest.approx([0.25, 0.15])
+    assert json_.n == 2 and json_.effect == pytest.approx(0.2)
+    assert effects["voting"].teams_using == 0 and effects["voting"].effect is None
+    assert "no scored run uses it" in effects["voting"].note
+
+
+@pytest.mark.parametrize("method", ["percentile", "BCa"])
+def test_interval_matches_scipy_bootstrap(method):
+    rng = np.random.default_rng(7)
+    runs = []
+    for t in range(12):
+        for k in range(6):
+            used = k % 2 == t % 3 % 2
+            runs.append(
+                _run(f"T{t}", k, float(rng.uniform(0, 1)) + (0.1 if used else 0.0), *(["v"] * used))
+            )
+    (effect,) = technique_effects(runs, method=method, resamples=2000, seed=11)
+    diffs = np.array([d.difference for d in effect.differences])
+    assert effect.n == len(diffs) == 12
+    assert effect.effect == pytest.approx(diffs.mean())
+    expected = sps.bootstrap(
+        (diffs,),
+        np.mean,
+        n_resamples=2000,
+        confidence_level=0.95,
+        method=method,
+        rng=np.random.default_rng(11),
+    ).confidence_interval
+    assert (effect.low, effect.high) == pytest.approx((expected.low, expected.high))
+
+
+def test_default_is_10000_resamples_with_a_fixed_seed():
+    values = [0.2, 0.0, 0.3, -0.1]
+    expected = sps.bootstrap(
+        (np.array(values),),
+        np.mean,
+        n_resamples=10_000,
+        method="percentile",
+        rng=np.random.default_rng(SEED),
+    ).confidence_interval
+    assert bootstrap_interval(values) == pytest.approx((expected.low, expected.high))
+    assert bootstrap_interval(values) == bootstrap_interval(values)
+
+
+def test_fewer_than_two_teams_give_no_interval_and_say_why():
+    effects = _by_name(technique_effects(RUNS))
+    retry = effects["retry"]  # only D uses it: D has runs with and without
+    assert retry.n == 1 and retry.effect == pytest.approx(0.5)
+    assert retry.low is None and retry.high is None and not retry.has_interval
+    assert "only one team" in retry.note
+    assert "No interval" in effect_sentence(retry)
+    only_all = _by_name(technique_effects([_run("A", 1, 0.5, "x"), _run("B", 1, 0.4)]))["x"]
+    assert only_all.n == 0 and only_all.effect is None
+    assert "both with and without" in only_all.note
+    assert bootstrap_interval([0.3]) is None
+
+
+def test_equal_differences_give_a_point_interval():
+    runs = [_run(t, k, 0.5 + 0.1 * (k == 1), *(["x"] * (k == 1))) for t in "ABC" for k in (1, 2)]
+    for method in ("percentile", "BCa"):
+        (x,) = technique_effects(runs, method=method)
+        assert (x.low, x.high) == pytest.approx((0.1, 0.1))
+
+
+def test_bad_parameters_and_missing_scores():
+    with pytest.raises(ValueError):
+        technique_effects(RUNS, method="basic")
+    with pytest.raises(ValueError):
+        technique_effects(RUNS, resamples=0)
+    # a run without a finite score is no scored run
+    assert technique_effects([_run("A", 1, float("nan"), "x")]) == []
+
+
+def test_sentences_in_plain_words():
+    cot = _by_name(technique_effects(RUNS))["cot"]
+    text = effect_sentence(cot)
+    assert text.startswith("4 of 5 teams (80%) used “cot” on 6 scored runs.")
+    assert "0.167 higher than without it (95% interval" in text
+    assert "Only 3 teams" in text
+
+
+def test_forest_chart_is_svg_and_escapes():
+    svg = techniques_forest(
+        [("<b>cot</b> & co", 3, 0.1, -0.05, 0.2), ("retry", 1, -0.1, None, None)]
+    )
+    assert svg.startswith("<svg") and "<b>" not in svg and "&lt;b&gt;cot" in svg
+    assert "n=3" in svg and "No technique" in techniques_forest([])
+
+
+# --- tagging -----------------------------------------------------------------------------
+
+T0 = datetime(2026, 3, 1, 10, tzinfo=UTC)
+
+
+@pytest.fixture
+def competition(db):
+    competition = Competition.objects.create(slug="tech-comp", name="Tech comp")
+    for t, name in enumerate(("Alpha", "Beta")):
+        system = System.objects.create(competition=competition, name=name)
+        for k in (1, 2, 3):
+            Run.objects.create(
+                system=system,
+                run_index=k,
+                submitted_at=T0 + timedelta(hours=k),
+                status="scored",
+                public_score=0.3 + 0.1 * k + 0.05 * t,
+            )
+    return competition
+
+
+def _tags(competition):
+    return sorted(
+        Run.techniques.through.objects.filter(run__system__competition=competition).values_list(
+            "run__system__name", "run__run_index", "technique__name"
+        )
+    )
+
+
+def test_tag_and_untag_runs(competition):
+    change = runs_tag(
+        competition=competition, team="Alpha", runs=[1, 3], technique="  chain   of thought "
+    )
+    assert change.changed == 2 and change.new_technique
+    assert "“chain of thought” is a new technique" in " ".join(change.lines())
+    again = runs_tag(competition=competition, team="Alpha", runs=None, technique="Chain of Thought")
+    assert again.changed == 1 and not again.new_technique and again.technique == "chain of thought"
+    assert _tags(competition) == [("Alpha", k, "chain of thought") for k in (1, 2, 3)]
+    assert Technique.objects.filter(competition=competition).count() == 1
+    out = runs_untag(
+        competition=competition, team="Alpha", runs=[2, 3], technique="chain of thought"
+    )
+    assert out.changed == 2 and not out.technique_removed
+    last = runs_untag(competition=competition, team="Alpha", runs=[1], technique="chain of thought")
+    assert last.technique_removed and not Technique.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"team": "Nobody", "runs": [1], "technique": "x"}, "team"),
+        ({"team": "Alpha", "runs": [1, 9], "technique": "x"}, "runs"),
+        ({"team": "Alpha", "runs": [1], "technique": "   "}, "technique"),
+        ({"team": "Alpha", "runs": [1], "technique": "x" * 121}, "technique"),
+    ],
+)
+def test_tag_refusals_write_nothing(competition, kwargs, field):
+    with pytest.raises(AppError) as exc:
+        runs_tag(competition=competition, **kwargs)
+    assert exc.value.field == field
+    assert not _tags(competition) and not Technique.objects.exists()
+
+
+def test_untag_unknown_technique_is_refused(competition):
+    with pytest.raises(AppError, match="no technique"):
+        runs_untag(competition=competition, team="Alpha", runs=[1], technique="voting")
+
+
+def _import(competition, text, file="tags.csv"):
+    return tags_import(competition=competition, stream=io.StringIO(text), file=file)
+
+
+def test_import_adds_tags_and_keeps_old_ones(competition):
+    runs_tag(competition=competition, team="Beta", runs=[1], technique="retry loop")
+    result = _import(
+        competition,
+        "team,run,technique\nAlpha,1,chain of thought\nAlpha,2, JSON output \nBeta,1,Retry loop\n",
+    )
+    assert (result.added, result.rows, result.runs) == (2, 3, 3)
+    assert result.new_techniques == ("JSON output", "chain of thought")
+    assert "2 tags added on 3 runs" in result.lines()[0]
+    assert _tags(competition) == [
+        ("Alpha", 1, "chain of thought"),
+        ("Alpha", 2, "JSON output"),
+        ("Beta", 1, "retry loop"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "body, line, field, words",
+    [
+        ("Nobody,1,x\n", 3, "team", "Nobody"),
+        (",1,x\n", 3, "team", "empty"),
+        ("Alpha,one,x\n", 3, "run", "not a run index"),
+        ("Alpha,7,x\n", 3, "run", "no run 7"),
+        ("Alpha,1,\n", 3, "technique", "empty"),
+        ("Alpha,1," + "y" * 121 + "\n", 3, "technique", "longer than 120"),
+    ],
+)
+def test_import_refusals_name_file_line_field_and_write_nothing(
+    competition, body, line, field, words
+):
+    with pytest.raises(ImportFailure) as exc:
+        _import(competition, "team,run,technique\nBeta,2,fine\n" + body, file="t.csv")
+    assert (exc.value.file, exc.value.line, exc.value.field) == ("t.csv", line, field)
+    assert words in exc.value.message
+    assert not _tags(competition) and not Technique.objects.exists()
+
+
+def test_import_refuses_missing_column_and_empty_file(competition):
+    with pytest.raises(ImportFailure) as exc:
+        _import(competition, "team,run\nAlpha,1\n", file="x.csv")
+    assert (exc.value.file, exc.value.line, exc.value.field) == ("x.csv", 1, "technique")
+    with pytest.raises(ImportFailure, match="no rows"):
+        _import(competition, "team,run,technique\n")
+
+
+def test_tag_runs_command(competition, tmp_path):
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    good.write_text("team,run,technique\nAlpha,1,cot\nBeta,2,cot\n", encoding="utf-8")
+    bad.write_text("team,run,technique\nAlpha,3,vote\nBeta,8,cot\n", encoding="utf-8")
+    out = io.StringIO()
+    call_command("tag_runs", "tech-comp", str(good), stdout=out)
+    assert "2 tags added on 2 runs" in out.getvalue()
+    with pytest.raises(CommandError, match=r"bad\.csv, line 3, field 'run'"):
+        call_command("tag_runs", "tech-comp", str(bad), stdout=io.StringIO())
+    assert len(_tags(competition)) == 2
+    with pytest.raises(CommandError, match="unknown competition"):
+        call_command("tag_runs", "nope", str(good), stdout=io.StringIO())
+
+
+# --- page, chart, exports, queries, roles ------------------------------------------------
+
+
+def _build(n_teams: int) -> Competition:
+    competition = Competition.objects.create(slug=f"tech{n_teams}", name="Scale")
+    systems = System.objects.bulk_create(
+        System(competition=competition, name=f"team{i:02d}") for i in range(n_teams)
+    )
+    runs = Run.objects.bulk_create(
+        Run(
+            system=s,
+            run_index=k,
+            submitted_at=T0 + timedelta(days=k, hours=i),
+            status="failed" if k == 4 else "scored",
+            failure="runtime" if k == 4 else "",
+            public_score=None
+            if k == 4
+            else 0.2 + 0.02 * i + 0.01 * (i % 3 + 2) * (k % 2) + 0.01 * k,
+        )
+        for i, s in enumerate(systems)
+        for k in range(5)
+    )
+    cot, vote, json_ = Technique.objects.bulk_create(
+        Technique(competition=competition, name=n) for n in ("chain of thought", "voting", "JSON")
+    )
+    through = Run.techniques.through
+    through.objects.bulk_create(
+        [through(run_id=r.pk, technique_id=cot.pk) for r in runs if r.run_index % 2]
+        + [through(run_id=r.pk, technique_id=vote.pk) for r in runs if r.run_index >= 2]
+        + [
+            through(run_id=r.pk, technique_id=json_.pk)
+            for r in runs
+            if r.system_id == runs[0].system_id
+        ]
+    )
+    return competition
+
+
+def _queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+def test_page_chart_and_exports_use_constant_queries(organizer_client):
+    small, large = _build(3), _build(20)
+    for name in ("analytics_techniques", "analytics_techniques_chart"):
+        counts = {
+            _queries(organizer_client, reverse(f"puzzles:{name}", args=[c.slug]))
+            for c in (small, large)
+        }
+        assert len(counts) == 1, (name, counts)
+    counts = {
+        _queries(
+            organizer_client, reverse("puzzles:analytics_techniques_export", args=[c.slug, "csv"])
+        )
+        for c in (small, large)
+    }
+    assert len(counts) == 1
+
+
+def test_page_shows_table_sentences_chart_and_forms(organizer_client):
+    competition = _build(5)
+    response = organizer_client.get(
+        reverse("puzzles:analytics_techniques", args=[competition.slug])
+    )
+    text = response.content.decode()
+    assert "21 of 25 runs are tagged; 20 runs are scored." in text
+    # chain of thought on odd runs: every team has both; +0.05 - 0.01... per team
+    assert "5 of 5 teams (100%) used “chain of thought” on 10 scored runs." in text
+    assert "1 of 5 teams (20%) used “JSON”" in text and "No effect" in text
+    assert 'list="technique-names"' in text and "team04" in text
+    chart_url = reverse("puzzles:analytics_techniques_chart", args=[competition.slug])
+    assert chart_url in text
+    chart = organizer_client.get(chart_url)
+    assert chart["Content-Type"] == "image/svg+xml" and b"<svg" in chart.content
+    assert b"chain of thought (n=5)" in chart.content
+
+
+def test_empty_page_says_so(organizer_client, db):
+    competition = Competition.objects.create(slug="empty", name="Empty")
+    response = organizer_client.get(reverse("puzzles:analytics_techniques", args=["empty"]))
+    text = response.content.decode()
+    assert response.status_code == 200 and "No techniques yet" in text and "No runs to tag" in text
+    chart = organizer_client.get(
+        reverse("puzzles:analytics_techniques_chart", args=[competition.slug])
+    )
+    assert b"No technique" in chart.content
+
+
+def test_exports(organizer_client):
+    competition = _build(4)
+    url = reverse("puzzles:analytics_techniques_export", args=[competition.slug, "csv"])
+    response = organizer_client.get(url)
+    assert "techniques.csv" in response["Content-Disposition"]
+    lines = response.content.decode().splitlines()
+    assert lines[0].startswith('"technique","teams_using","teams_with_scored_runs"')
+    assert len(lines) == 1 + 3
+    xlsx = organizer_client.get(url.replace(".csv", ".xlsx"))
+    rows = list(load_workbook(io.BytesIO(xlsx.content)).active.values)
+    assert rows[0][0] == "technique" and len(rows) == 4
+    by_name = {r[0]: r for r in rows[1:]}
+    page = techniques_page(competition)
+    cot = {e.technique: e for e in page.effects}["chain of thought"]
+    assert by_name["chain of thought"][5] == 4
+    assert by_name["chain of thought"][6] == pytest.approx(cot.effect)
+    assert by_name["chain of thought"][7] == pytest.approx(cot.low)
+    assert organizer_client.get(url.replace(".csv", ".pdf")).status_code == 404
+
+
+def test_json_for_the_report(db):
+    competition = _build(3)
+    data = techniques_json(competition)
+    json.dumps(data)
+    assert data["score"] == "public" and data["interval"]["resamples"] == 10_000
+    cot = {t["technique"]: t for t in data["techniques"]}["chain of thought"]
+    assert cot["n"] == 3 and len(cot["teams"]) == 3 and cot["ci_low"] <= cot["effect"]
+
+
+def test_jurors_get_403_and_anonymous_is_redirected(client, juror):
+    competition = _build(3)
+    urls = [
+        reverse("puzzles:analytics_techniques", args=[competition.slug]),
+        reverse("puzzles:analytics_techniques_chart", args=[competition.slug]),
+        reverse("puzzles:analytics_techniques_export", args=[competition.slug, "csv"]),
+    ]
+    tag_url = reverse("puzzles:analytics_techniques_tag", args=[competition.slug])
+    for url in [*urls, tag_url]:
+        response = client.get(url)
+        assert response.status_code in (302, 405), url
+    assert client.get(urls[0])["Location"].startswith(reverse("login"))
+    client.force_login(juror)
+    for url in urls:
+        assert client.get(url).status_code == 403, url
+    post = {"team": "team00", "runs": "1", "technique": "x", "action": "add"}
+    assert client.post(tag_url, post).status_code == 403
+    assert client.post(urls[0]).status_code == 403
+    assert not Technique.objects.filter(name="x").exists()
+
+
+def test_tag_form_post_redirect_get(organizer_client, competition):
+    page = reverse("puzzles:analytics_techniques", args=[competition.slug])
+    url = reverse("puzzles:analytics_techniques_tag", args=[competition.slug])
+    post = {"team": "Alpha", "runs": "1, 2-3", "technique": " retry  loop ", "action": "add"}
+    response = organizer_client.post(url, post, follow=True)
+    assert response.redirect_chain[-1][0] == page
+    text = response.content.decode()
+    assert "3 runs of Alpha (1, 2, 3) tagged with “retry loop”" in text
+    assert len(_tags(competition)) == 3
+    response = organizer_client.post(url, {**post, "runs": "2", "action": "remove"}, follow=True)
+    assert "1 run of Alpha (2) untagged" in response.content.decode()
+    assert len(_tags(competition)) == 2
+    for bad, words in (
+        ({"runs": "two"}, "not a run index"),
+        ({"runs": "7"}, "Alpha has no run 7"),
+        ({"runs": "3-1"}, "not a range from low to high"),
+        ({"runs": " , "}, "give run indices"),
+        ({"technique": "z" * 121}, "at most 120 characters"),
+        ({"technique": "   "}, "This field is required"),
+        ({"team": "Gamma"}, "Select a valid choice"),
+    ):
+        response = organizer_client.post(url, {**post, **bad}, follow=True)
+        assert response.redirect_chain[-1][0] == page
+        assert words in response.content.decode(), bad
+    assert len(_tags(competition)) == 2
+    organizer_client.post(url, {**post, "team": "Beta", "runs": "ALL"})
+    assert len(_tags(competition)) == 5
+
+
+def test_tag_upload_post_redirect_get(organizer_client, competition):
+    url = reverse("puzzles:analytics_techniques", args=[competition.slug])
+    upload = io.BytesIO(b"team,run,technique\nAlpha,1,cot\nBeta,3,cot\n")
+    upload.name = "up.csv"
+    response = organizer_client.post(url, {"file": upload}, follow=True)
+    assert response.redirect_chain[-1][0] == url
+    assert "up.csv: 2 tags added" in response.content.decode()
+    bad = io.BytesIO(b"team,run,technique\nAlpha,2,cot\nNobody,1,cot\n")
+    bad.name = "bad.csv"
+    response = organizer_client.post(url, {"file": bad}, follow=True)
+    text = response.content.decode()
+    assert "bad.csv, line 3, field &#x27;team&#x27;" in text and "Nobody" in text
+    assert len(_tags(competition)) == 2
+
+
+def test_hostile_technique_name_is_escaped(organizer_client, competition):
+    hostile = '<script>alert("x")</script>'
+    runs_tag(competition=competition, team="Alpha", runs=[1], technique=hostile)
+    runs_tag(competition=competition, team="Beta", runs=[1], technique=hostile)
+    text = organizer_client.get(
+        reverse("puzzles:analytics_techniques", args=[competition.slug])
+    ).content.decode()
+    assert hostile not in text and "&lt;script&gt;" in text
+    chart = organizer_client.get(
+        reverse("puzzles:analytics_techniques_chart", args=[competition.slug])
+    ).content.decode()
+    assert "<script" not in chart and "&lt;script&gt;" in chart
+    csv_text = organizer_client.get(
+        reverse("puzzles:analytics_techniques_export", args=[competition.slug, "csv"])
+    ).content.decode()
+    assert "alert" in csv_text
+
+
+# --- demo --------------------------------------------------------------------------------
+
+
+def test_demo_tags_give_adoption_and_two_techniques_over_three_teams(demo_competition):
+    from puzzles.analytics.technique_demo import techniques_demo_load
+
+    techniques_demo_load(demo_competition)
+    tags = _tags(demo_competition)
+    techniques_demo_load(demo_competition)
+    assert _tags(demo_competition) == tags
+    effects = techniques_page(demo_competition).effects
+    assert sum(e.n >= 3 and e.has_interval for e in effects) >= 2
+    assert any(e.teams_using and e.n == 0 for e in effects)
+    assert any(e.n == 1 and not e.has_interval for e in effects)
