@@ -81,7 +81,9 @@ def ablation_forest(
                     label="interval includes 0 or none",
                 ),
             ],
-            loc="best",
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.22),
+            ncol=2,
         )
 
     height = min(1.6 + 0.32 * len(data), 20.0)

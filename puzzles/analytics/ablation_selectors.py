@@ -45,11 +45,14 @@ class ConditionCount:
 
 @dataclass(frozen=True)
 class ModelBlock:
-    """One model's changes: overall per condition, then per problem."""
+    """One model's changes: per condition, the overall change, then per problem."""
 
     system: str
-    overall: list[Change]
-    problems: list[Change]
+    changes: list[Change]
+
+    @property
+    def overall(self) -> list[Change]:
+        return [c for c in self.changes if c.problem is None]
 
 
 @dataclass(frozen=True)
@@ -63,8 +66,7 @@ class AblationsPage:
     def models(self) -> list[ModelBlock]:
         blocks: dict[str, ModelBlock] = {}
         for change in self.changes:
-            block = blocks.setdefault(change.system, ModelBlock(change.system, [], []))
-            (block.overall if change.problem is None else block.problems).append(change)
+            blocks.setdefault(change.system, ModelBlock(change.system, [])).changes.append(change)
         return list(blocks.values())
 
     @property

@@ -230,7 +230,7 @@ def test_selector_computes_changes_from_run_outputs(db):
     s0, s1 = page.models
     assert s0.system == "S0" and s0.overall[0].flagged and s0.overall[0].change < 0
     assert s0.overall[0].interval.method == PAIRED and s0.overall[0].n_condition == 3
-    by_problem = {c.problem: c for c in s0.problems}
+    by_problem = {c.problem: c for c in s0.changes if c.problem is not None}
     assert by_problem[1].flagged and by_problem[1].change == pytest.approx(-0.3, abs=0.03)
     assert not by_problem[2].flagged
     assert not s1.overall[0].flagged
@@ -277,7 +277,9 @@ def test_page_shows_tables_explanation_and_chart(organizer_client):
     url = reverse("puzzles:analytics_ablations", args=[competition.slug])
     text = organizer_client.get(url).content.decode()
     assert "S0" in text and "S1" in text and "Problem 1" in text and "all tasks" in text
-    assert "paired" in text and "✱ yes" in text and "interval excludes zero" in text
+    assert "(paired)" in text and "✱ yes" in text and "interval excludes zero" in text
+    flagged = ablations_page(competition).flagged
+    assert flagged >= 2 and f"{flagged} of 6 changes flagged" in text
     assert "<strong>(reference)</strong>" in text
     chart_url = reverse("puzzles:analytics_ablations_chart", args=[competition.slug])
     assert f"{chart_url}?reference=baseline" in text
