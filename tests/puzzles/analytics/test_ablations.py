@@ -342,6 +342,13 @@ def test_hostile_condition_and_system_names_are_escaped(organizer_client):
     assert "<img" not in chart and "<b>" not in chart
 
 
+def test_a_formula_condition_is_neutralized_in_exports(organizer_client):
+    competition = _build("abl-formula", n_systems=1, conditions=("baseline", "=1+1"))
+    url = reverse("puzzles:analytics_ablations_export", args=[competition.slug, "csv"])
+    text = organizer_client.get(url).content.decode()
+    assert '"\'=1+1"' in text and '"=1+1"' not in text
+
+
 def test_jurors_get_403_and_anonymous_is_redirected(client, juror):
     competition = _build("abl-403", n_systems=1)
     urls = [
