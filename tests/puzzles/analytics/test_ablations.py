@@ -5,6 +5,7 @@ escaping and the demo loader."""
 from __future__ import annotations
 
 import io
+import json
 import math
 from datetime import UTC, datetime
 
@@ -243,7 +244,7 @@ def test_selector_computes_changes_from_run_outputs(db):
 
 
 def test_ablations_json_for_the_report(db):
-    data = ablations_json(_build("abl-json"))
+    data = json.loads(json.dumps(ablations_json(_build("abl-json"))))
     assert data["reference"] == "baseline"
     assert data["conditions"][0] == {"condition": "baseline", "runs": 6, "runs_with_outputs": 6}
     first = data["changes"][0]
