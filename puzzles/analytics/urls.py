@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import formats, oracle, probes, runs, techniques, tiers
+from .views import ablations, formats, oracle, probes, runs, techniques, tiers
 
 urlpatterns: list = [
     # one block per analysis, in issue 12's order
@@ -87,5 +87,17 @@ urlpatterns: list = [
         "c/<slug:slug>/analytics/probes.<str:fmt>",
         probes.probes_export,
         name="analytics_probes_export",
+    ),
+    # 7. ablations
+    path("c/<slug:slug>/analytics/ablations/", ablations.ablations, name="analytics_ablations"),
+    path(
+        "c/<slug:slug>/analytics/ablations/chart.svg",
+        ablations.ablations_chart,
+        name="analytics_ablations_chart",
+    ),
+    path(
+        "c/<slug:slug>/analytics/ablations.<str:fmt>",
+        ablations.ablations_export,
+        name="analytics_ablations_export",
     ),
 ]

@@ -1,0 +1,157 @@
+"""The ablations page: per model, condition and problem the change against the reference
+condition, with its interval across seeds, in three queries whatever the data size (the
+runs with a condition, their outputs, the competition's tasks).
+
+The reference is the condition the organizer picks among the competition's conditions;
+without a valid pick it is `default_reference`: a condition named "reference", "baseline",
+"full" or "none" (any case), else the condition with the most runs. Only runs with outputs
+(RunOutput rows) count; a run with a condition but no outputs is counted on the page and
+left out of the figures (its public score is not used).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from ..models import Competition, Run, RunOutput, Task
+from .stats.ablations import AblationRun, Change, TaskRef, ablation_changes, default_reference
+
+ALL_TASKS = "all"
+EXPORT_HEADER = [
+    "model",
+    "condition",
+    "reference",
+    "problem",
+    "reference_mean",
+    "condition_mean",
+    "change",
+    "ci_low",
+    "ci_high",
+    "method",
+    "n_reference_seeds",
+    "n_condition_seeds",
+    "flagged",
+    "note",
+]
+
+
+@dataclass(frozen=True)
+class ConditionCount:
+    condition: str
+    runs: int
+    with_outputs: int
+
+
+@dataclass(frozen=True)
+class ModelBlock:
+    """One model's changes: per condition, the overall change, then per problem."""
+
+    system: str
+    changes: list[Change]
+
+    @property
+    def overall(self) -> list[Change]:
+        return [c for c in self.changes if c.problem is None]
+
+
+@dataclass(frozen=True)
+class AblationsPage:
+    competition: Competition
+    conditions: list[ConditionCount]
+    reference: str | None
+    changes: list[Change]
+
+    @property
+    def models(self) -> list[ModelBlock]:
+        blocks: dict[str, ModelBlock] = {}
+        for change in self.changes:
+            blocks.setdefault(change.system, ModelBlock(change.system, [])).changes.append(change)
+        return list(blocks.values())
+
+    @property
+    def runs_without_outputs(self) -> int:
+        return sum(c.runs - c.with_outputs for c in self.conditions)
+
+    @property
+    def flagged(self) -> int:
+        return sum(c.flagged for c in self.changes)
+
+    def forest(self) -> list[tuple[str, str, float, float | None, float | None, bool]]:
+        """(model, condition, change, low, high, flagged) of the overall changes."""
+        return [
+            (c.system, c.condition, c.change, c.interval.low, c.interval.high, c.flagged)
+            for c in self.changes
+            if c.problem is None and c.change is not None
+        ]
+
+    def export_rows(self) -> list[list[object]]:
+        return [
+            [
+                c.system,
+                c.condition,
+                self.reference,
+                ALL_TASKS if c.problem is None else c.problem,
+                c.reference_mean,
+                c.condition_mean,
+                c.change,
+                c.interval.low,
+                c.interval.high,
+                c.interval.method,
+                c.n_reference,
+                c.n_condition,
+                "yes" if c.flagged else "no",
+                c.interval.note,
+            ]
+            for c in self.changes
+        ]
+
+    def as_json(self) -> dict:
+        return {
+            "reference": self.reference,
+            "conditions": [
+                {"condition": c.condition, "runs": c.runs, "runs_with_outputs": c.with_outputs}
+                for c in self.conditions
+            ],
+            "changes": [dict(zip(EXPORT_HEADER, row, strict=True)) for row in self.export_rows()],
+        }
+
+
+def ablations_page(competition: Competition, reference: str | None = None) -> AblationsPage:
+    """The page's figures against `reference` (the default when it is not a condition of
+    the competition's runs)."""
+    runs = list(
+        Run.objects.filter(system__competition=competition)
+        .exclude(condition="")
+        .order_by("system__name", "run_index")
+        .values_list("pk", "system__name", "condition", "seed", "run_index")
+    )
+    outputs: dict[int, dict[int, tuple[float, float]]] = defaultdict(dict)
+    for run_id, task_id, em, chrf in (
+        RunOutput.objects.filter(run__system__competition=competition)
+        .exclude(run__condition="")
+        .values_list("run_id", "task_id", "exact_match", "chrf")
+    ):
+        outputs[run_id][task_id] = (em, chrf)
+    tasks = [
+        TaskRef(*row)
+        for row in Task.objects.filter(problem__competition=competition)
+        .order_by("problem__number", "number")
+        .values_list("pk", "problem__number", "weight")
+    ]
+    counts = Counter(condition for _, _, condition, _, _ in runs)
+    with_outputs = Counter(condition for pk, _, condition, _, _ in runs if outputs.get(pk))
+    conditions = [ConditionCount(c, counts[c], with_outputs[c]) for c in sorted(counts)]
+    if reference not in counts:
+        reference = default_reference(counts)
+    ablation_runs = [
+        AblationRun(system, condition, seed, index, outputs.get(pk, {}))
+        for pk, system, condition, seed, index in runs
+    ]
+    changes = ablation_changes(ablation_runs, tasks, reference) if reference else []
+    return AblationsPage(competition, conditions, reference, changes)
+
+
+def ablations_json(competition: Competition) -> dict:
+    """The ablations against the default reference, for `manage.py report`."""
+    return ablations_page(competition).as_json()

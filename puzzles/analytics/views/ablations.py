@@ -1,0 +1,51 @@
+"""The ablations page, its chart and its exports; GET `reference` picks the reference
+condition (the default when absent or not a condition of the competition's runs)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from ioleval.roles import organizer_required
+
+from ...selectors import competition_get
+from ..ablation_charts import ablation_forest
+from ..ablation_selectors import EXPORT_HEADER, AblationsPage, ablations_page
+from .common import svg_response, table_response
+
+
+def _page(request: HttpRequest, slug: str) -> AblationsPage:
+    return ablations_page(competition_get(slug), request.GET.get("reference"))
+
+
+@require_GET
+@organizer_required
+def ablations(request: HttpRequest, slug: str) -> HttpResponse:
+    """Per model the change under each condition against the reference, with intervals."""
+    page = _page(request, slug)
+    asked = request.GET.get("reference")
+    context = {
+        "competition": page.competition,
+        "page": page,
+        "unknown_reference": asked if asked and asked != page.reference else None,
+    }
+    return render(request, "puzzles/analytics/ablations.html", context)
+
+
+@require_GET
+@organizer_required
+def ablations_chart(request: HttpRequest, slug: str) -> HttpResponse:
+    """The forest plot of the overall changes as an SVG image."""
+    page = _page(request, slug)
+    return svg_response(ablation_forest(page.forest(), reference=page.reference or ""))
+
+
+@require_GET
+@organizer_required
+def ablations_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    """Every change (overall and per problem) as CSV or XLSX."""
+    page = _page(request, slug)
+    return table_response(
+        EXPORT_HEADER, page.export_rows(), fmt, name=f"{slug}-ablations", title="ablations"
+    )
