@@ -14,7 +14,9 @@ from pathlib import Path
 
 from django.db import transaction
 
+from .analytics.ablation_demo import ablations_demo_load
 from .analytics.demo import probes_demo_load, runs_demo_load
+from .analytics.technique_demo import techniques_demo_load
 from .models import Competition, Problem, System
 from .services import (
     competition_import_iolai,
@@ -367,5 +369,8 @@ def demo_competition_load() -> Competition:
             competition=competition, **{k: Decimal(v) for k, v in THRESHOLDS.items()}
         )
     probes_demo_load(competition)
+    # Runs first: an import of runs replaces the competition's runs, tags and ablations too.
     runs_demo_load(competition)
+    techniques_demo_load(competition)
+    ablations_demo_load(competition)
     return competition

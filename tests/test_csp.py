@@ -62,6 +62,8 @@ def test_pages_have_no_inline_script_or_handler(client, username):
             reverse("puzzles:analytics_oracle", args=["demo"]) + _oracle_preview_query(),
             reverse("puzzles:analytics_tiers", args=["demo"]),
             reverse("puzzles:analytics_runs", args=["demo"]),
+            reverse("puzzles:analytics_techniques", args=["demo"]),
+            reverse("puzzles:analytics_ablations", args=["demo"]),
         ]
     for url in urls:
         response = client.get(url)

@@ -121,8 +121,8 @@ def ablations_page(competition: Competition, reference: str | None = None) -> Ab
     """The page's figures against `reference` (the default when it is not a condition of
     the competition's runs)."""
     runs = list(
-        Run.objects.filter(system__competition=competition)
-        .exclude(condition="")
+        Run.objects.ablations()
+        .filter(system__competition=competition)
         .order_by("system__name", "run_index")
         .values_list("pk", "system__name", "condition", "seed", "run_index")
     )

@@ -73,6 +73,16 @@ CONDITION_MAX = 120
 TECHNIQUE_MAX = 120
 
 
+class RunQuerySet(models.QuerySet):
+    def submissions(self) -> RunQuerySet:
+        """The challenge's own runs: what the runs and techniques pages count (an ablation
+        run, made under a condition, is the ablations page's alone)."""
+        return self.filter(condition="")
+
+    def ablations(self) -> RunQuerySet:
+        return self.exclude(condition="")
+
+
 class Run(models.Model):
     """One submission of a team (issue 12, item 1). The system is the team: a run belongs to
     the competition through it. A scored run has its public score (and the private one once
@@ -110,6 +120,8 @@ class Run(models.Model):
     seed = models.IntegerField(null=True, blank=True)
     # Techniques (item 5): the organizers' tags.
     techniques = models.ManyToManyField("puzzles.Technique", blank=True, related_name="runs")
+
+    objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["system", "run_index"]

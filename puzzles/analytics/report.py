@@ -16,12 +16,14 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from ..models import Competition
+from .ablation_selectors import ablations_json
 from .formats import formats_page
 from .oracle.selectors import competition_figures, oracle_page
 from .probe_selectors import probes_page
 from .run_selectors import runs_page
 from .stats.probes import sentence as probe_sentence
 from .stats.runs import agreement_sentence, correlation_sentence
+from .technique_selectors import techniques_json
 from .tier_selectors import tiers_page
 
 Section = Callable[[Competition], dict]
@@ -209,13 +211,29 @@ def probes_json(competition: Competition) -> dict:
     }
 
 
+def techniques_section(competition: Competition) -> dict:
+    data = techniques_json(competition)
+    if not data["techniques"]:
+        return unavailable("No run tagged with a technique (the techniques page or tag_runs).")
+    return {"available": True, **data}
+
+
+def ablations_section(competition: Competition) -> dict:
+    data = ablations_json(competition)
+    if not data["conditions"]:
+        return unavailable("No run made under a condition (import_runs: condition, seed).")
+    return {"available": True, **data}
+
+
 # The report's sections, in issue 12's order; one line an analysis.
 SECTIONS: list[tuple[str, Section]] = [
     ("runs", runs_json),
     ("tiers", tiers_json),
     ("formats", formats_json),
     ("oracle", oracle_json),
+    ("techniques", techniques_section),
     ("probes", probes_json),
+    ("ablations", ablations_section),
 ]
 
 

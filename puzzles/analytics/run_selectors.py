@@ -89,7 +89,8 @@ class RunsPage:
 def runs_page(competition: Competition) -> RunsPage:
     facts = [
         RunFacts(*row)
-        for row in Run.objects.filter(system__competition=competition)
+        for row in Run.objects.submissions()
+        .filter(system__competition=competition)
         .order_by("system__name", "run_index")
         .values_list(
             "system__name",

@@ -75,13 +75,14 @@ def techniques_page(
     competition: Competition, *, resamples: int = RESAMPLES, method: str = "percentile"
 ) -> TechniquesPage:
     runs = list(
-        Run.objects.filter(system__competition=competition)
+        Run.objects.submissions()
+        .filter(system__competition=competition)
         .order_by("system__name", "run_index")
         .values_list("pk", "system__name", "run_index", "status", "public_score")
     )
     tags: dict[int, set[str]] = defaultdict(set)
     for run_id, name in Run.techniques.through.objects.filter(
-        run__system__competition=competition
+        run__system__competition=competition, run__condition=""
     ).values_list("run_id", "technique__name"):
         tags[run_id].add(name)
     names = list(Technique.objects.filter(competition=competition).values_list("name", flat=True))

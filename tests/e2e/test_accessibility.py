@@ -114,6 +114,8 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
             f"{c}/analytics/oracle/",
             f"{c}/analytics/tiers/",
             f"{c}/analytics/runs/",
+            f"{c}/analytics/techniques/",
+            f"{c}/analytics/ablations/",
             "/context/",
             "/context/p/demo-vashko/",
             "/context/results/",

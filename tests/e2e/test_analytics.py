@@ -44,6 +44,20 @@ PAGES = {
         "selection",
         ["team", "selected_run", "selected_public"],
     ),
+    "Techniques": (
+        "techniques",
+        "Techniques",
+        "Techniques (CSV)",
+        "techniques",
+        ["technique", "teams_using", "teams_with_scored_runs"],
+    ),
+    "Ablations": (
+        "ablations",
+        "Ablations",
+        "Changes (CSV)",
+        "ablations",
+        ["model", "condition", "reference"],
+    ),
 }
 MEMBERS = ["Frontier-A", "Team Lexicon"]
 

@@ -35,7 +35,7 @@ from tests.puzzles.factories import (
 
 pytestmark = pytest.mark.django_db
 
-NAMES = ["runs", "tiers", "formats", "oracle", "probes"]
+NAMES = ["runs", "tiers", "formats", "oracle", "techniques", "probes", "ablations"]
 
 RUNS = """team,run,submitted_at,status,failure,public,private,selected
 Alpha,1,2026-03-01T10:00:00Z,scored,,0.50,0.40,0

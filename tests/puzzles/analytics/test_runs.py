@@ -15,6 +15,7 @@ from openpyxl import load_workbook
 from scipy import stats as sps
 
 from puzzles.analytics.run_imports import runs_import
+from puzzles.analytics.run_selectors import runs_page
 from puzzles.analytics.stats.runs import (
     MIN_RUNS,
     RunFacts,
@@ -361,7 +362,6 @@ def test_upload_post_redirect_get(organizer_client, competition):
 
 
 def test_demo_has_runs_and_loads_twice(demo_competition, organizer_client):
-    from puzzles.analytics.run_selectors import runs_page
     from puzzles.demo import demo_competition_load
 
     runs = Run.objects.filter(system__competition=demo_competition)
@@ -377,3 +377,16 @@ def test_demo_has_runs_and_loads_twice(demo_competition, organizer_client):
     assert any(c.private_gain_missed for c in page.checks)
     url = reverse("puzzles:analytics_runs", args=[demo_competition.slug])
     assert "Kendall tau = " in organizer_client.get(url).content.decode()
+
+
+def test_ablation_runs_are_not_submissions(competition):
+    _import(
+        competition,
+        ABLATION_HEADER
+        + "Alpha,1,2026-03-01,scored,,0.5,,1,,,\n"
+        + "Alpha,2,2026-03-01,scored,,0.9,,0,no language info,1,\n",
+    )
+    page = runs_page(competition)
+    assert page.runs == 1
+    (check,) = [c for c in page.checks if c.team == "Alpha"]
+    assert (check.best_public_run, check.best_public) == (1, 0.5)
