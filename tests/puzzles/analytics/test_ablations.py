@@ -10,8 +10,6 @@ import math
 from datetime import UTC, datetime
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from openpyxl import load_workbook
 from scipy import stats as sps
@@ -30,6 +28,7 @@ from puzzles.analytics.stats.ablations import (
     run_figures,
 )
 from puzzles.models import Competition, Problem, Run, RunOutput, System, Task
+from tests.puzzles.analytics.queries import assert_constant_queries
 
 # --- pure statistics ---------------------------------------------------------------------
 
@@ -252,25 +251,10 @@ def test_ablations_json_for_the_report(db):
     assert first["model"] == "S0" and first["problem"] == "all" and first["flagged"] == "yes"
 
 
-def _queries(client, url: str) -> int:
-    with CaptureQueriesContext(connection) as captured:
-        assert client.get(url).status_code == 200
-    return len(captured)
-
-
 def test_page_chart_and_exports_use_constant_queries(organizer_client):
     small = _build("abl-small", n_systems=1, seeds=(1, 2))
     large = _build("abl-large", n_systems=6, conditions=("baseline", "a", "b"), seeds=(1, 2, 3, 4))
-    for name, extra in (
-        ("analytics_ablations", []),
-        ("analytics_ablations_chart", []),
-        ("analytics_ablations_export", ["csv"]),
-    ):
-        counts = {
-            _queries(organizer_client, reverse(f"puzzles:{name}", args=[c.slug, *extra]))
-            for c in (small, large)
-        }
-        assert len(counts) == 1, (name, counts)
+    assert_constant_queries(organizer_client, (small, large), "ablations")
 
 
 def test_page_shows_tables_explanation_and_chart(organizer_client):

@@ -7,8 +7,6 @@ import io
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from openpyxl import load_workbook
 from scipy import stats as sps
@@ -26,6 +24,7 @@ from puzzles.analytics.stats.probes import (
 )
 from puzzles.errors import ImportFailure
 from puzzles.models import Competition, ExternalScore, ProbeResult, Problem, System
+from tests.puzzles.analytics.queries import assert_constant_queries
 
 # --- pure statistics ---------------------------------------------------------------------
 
@@ -184,25 +183,9 @@ def _build(n_systems: int) -> Competition:
     return competition
 
 
-def _queries(client, url: str) -> int:
-    with CaptureQueriesContext(connection) as captured:
-        assert client.get(url).status_code == 200
-    return len(captured)
-
-
 def test_page_chart_and_exports_use_constant_queries(organizer_client):
     small, large = _build(3), _build(15)
-    for name in ("analytics_probes", "analytics_probes_chart"):
-        counts = {
-            _queries(organizer_client, reverse(f"puzzles:{name}", args=[c.slug]))
-            for c in (small, large)
-        }
-        assert len(counts) == 1, (name, counts)
-    counts = {
-        _queries(organizer_client, reverse("puzzles:analytics_probes_export", args=[c.slug, "csv"]))
-        for c in (small, large)
-    }
-    assert len(counts) == 1
+    assert_constant_queries(organizer_client, (small, large), "probes")
 
 
 def test_page_shows_table_correlations_and_chart(organizer_client):

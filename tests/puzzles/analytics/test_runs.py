@@ -8,8 +8,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from openpyxl import load_workbook
 from scipy import stats as sps
@@ -30,6 +28,7 @@ from puzzles.analytics.stats.runs import (
 )
 from puzzles.errors import ImportFailure
 from puzzles.models import Competition, Run, System, Technique
+from tests.puzzles.analytics.queries import assert_constant_queries
 
 # --- pure statistics ---------------------------------------------------------------------
 
@@ -268,25 +267,9 @@ def _build(n_teams: int) -> Competition:
     return competition
 
 
-def _queries(client, url: str) -> int:
-    with CaptureQueriesContext(connection) as captured:
-        assert client.get(url).status_code == 200
-    return len(captured)
-
-
 def test_page_chart_and_exports_use_constant_queries(organizer_client):
     small, large = _build(3), _build(20)
-    for name in ("analytics_runs", "analytics_runs_chart"):
-        counts = {
-            _queries(organizer_client, reverse(f"puzzles:{name}", args=[c.slug]))
-            for c in (small, large)
-        }
-        assert len(counts) == 1, (name, counts)
-    counts = {
-        _queries(organizer_client, reverse("puzzles:analytics_runs_export", args=[c.slug, "csv"]))
-        for c in (small, large)
-    }
-    assert len(counts) == 1
+    assert_constant_queries(organizer_client, (small, large), "runs")
 
 
 def test_page_shows_tables_sentences_and_chart(organizer_client):

@@ -9,8 +9,6 @@ import random
 import statistics
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from openpyxl import load_workbook
 
@@ -19,6 +17,7 @@ from puzzles.analytics.tier_charts import tier_strips
 from puzzles.analytics.tier_selectors import tiers_page
 from puzzles.models import Competition, Output, Problem, System, Task
 from puzzles.templatetags.puzzles_tags import heat
+from tests.puzzles.analytics.queries import assert_constant_queries
 
 # --- pure figures ------------------------------------------------------------------------
 
@@ -183,26 +182,9 @@ def test_exports(organizer_client):
     assert organizer_client.get(url.replace(".csv", ".pdf")).status_code == 404
 
 
-def _queries(client, url: str) -> int:
-    with CaptureQueriesContext(connection) as captured:
-        assert client.get(url).status_code == 200
-    return len(captured)
-
-
 def test_page_chart_and_exports_use_constant_queries(organizer_client):
     small, large = _build(4), _build(24)
-    for name in ("analytics_tiers", "analytics_tiers_chart"):
-        counts = {
-            _queries(organizer_client, reverse(f"puzzles:{name}", args=[c.slug]))
-            for c in (small, large)
-        }
-        assert len(counts) == 1, (name, counts)
-    counts = {
-        _queries(organizer_client, reverse("puzzles:analytics_tiers_export", args=[c.slug, fmt]))
-        for c in (small, large)
-        for fmt in ("csv",)
-    }
-    assert len(counts) == 1
+    assert_constant_queries(organizer_client, (small, large), "tiers")
 
 
 def test_jurors_get_403(client, juror):
