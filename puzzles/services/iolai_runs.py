@@ -20,6 +20,8 @@ from .imports import ImportSummary
 
 # leaderboard.csv names runs as <team>_runNN.
 BOARD_RUN = re.compile(r"^(?P<team>.+)_run(?P<index>\d+)$")
+# The largest run index every database's PositiveIntegerField holds.
+MAX_RUN_INDEX = 2_147_483_647
 
 
 def leaderboard_rows(path: Path) -> dict[str, tuple[int, dict[str, str | None]]]:
@@ -127,6 +129,10 @@ def _best_run(
             field="best_run",
         )
     index = int(match["index"])
+    if index > MAX_RUN_INDEX:
+        raise ImportFailure(
+            f"run index {index} is too large", file=file, line=line, field="best_run"
+        )
     if index == scored.run_index:
         return None
     public, private = (
@@ -146,7 +152,7 @@ def _best_run(
 
 
 def _json_index(value: object, *, file: str, field: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_RUN_INDEX:
         raise ImportFailure(
             f"{value!r} is not a run index (a whole number from 0)", file=file, field=field
         )

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import transaction
+from django.urls import reverse
 
 from puzzles.analytics.run_scores import ALL_TASKS, run_problem_scores
 from puzzles.analytics.run_selectors import runs_page
@@ -129,6 +130,12 @@ def test_gains_missed_on_the_runs_page_are_the_leaderboards(iol):
         assert round(gain, 4) == pytest.approx(round(expected, 4), abs=1e-9), record["team"]
 
 
+def test_the_runs_page_shows_the_imported_runs(iol, organizer_client):
+    response = organizer_client.get(reverse("puzzles:analytics_runs", args=[SLUG]))
+    assert response.status_code == 200
+    assert "65 runs of 46 teams, 0 failed." in response.content.decode()
+
+
 @pytest.mark.django_db
 def test_run_outputs_reproduce_each_official_score(iol):
     runs = {
@@ -222,6 +229,7 @@ def test_a_layout_without_index_has_no_runs(layout):
     [
         ("run_index", "8", "records[0].run_index"),
         ("run_index", -1, "records[0].run_index"),
+        ("run_index", 2**31, "records[0].run_index"),
         ("timestamp", "yesterday", "records[0].timestamp"),
         ("selected_for_private", "yes", "records[0].selected_for_private"),
         ("score", 1.5, "records[0].score"),
@@ -255,6 +263,7 @@ def test_a_second_record_of_a_team_is_refused(layout):
     [
         ({"best_run": "arvindcr4-12"}, "best_run"),
         ({"best_run": "someone_run03"}, "best_run"),
+        ({"best_run": f"{TEAM}_run{2**31}"}, "best_run"),
         ({"best_run": f"{TEAM}_run03", "score_of_best_run": "n/a"}, "score_of_best_run"),
         ({"best_run": f"{TEAM}_run03", "public_score_best_run": "250"}, "public_score_best_run"),
     ],
