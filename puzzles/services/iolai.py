@@ -28,6 +28,7 @@ from ..languages import language_code, language_name, language_named_in, languag
 from ..models import Competition, Output, Problem, System, Task
 from ..tabular import csv_rows, open_text, read_json
 from .imports import ImportSummary, outputs_write
+from .iolai_runs import iolai_runs_read, iolai_runs_write, leaderboard_rows
 from .scoring import competition_rescore
 
 # 1 2026 PP TT 00: problem PP, task TT.
@@ -265,17 +266,14 @@ def _read_iolai_submissions(directory: Path, task_ids: set[str]) -> list[_Submis
 
 
 def _read_leaderboard(path: Path) -> dict[str, dict[str, str]]:
-    if not path.exists():
-        return {}
-    board: dict[str, dict[str, str]] = {}
-    with open_text(path) as handle:
-        for _line, row in csv_rows(handle, file=str(path), required=("team",)):
-            board[row["team"].strip()] = {
-                "account_type": (row.get("account_type") or "").strip(),
-                "prize_tier": (row.get("tier") or "").strip(),
-                "model": (row.get("model") or "").strip(),
-            }
-    return board
+    return {
+        team: {
+            "account_type": (row.get("account_type") or "").strip(),
+            "prize_tier": (row.get("tier") or "").strip(),
+            "model": (row.get("model") or "").strip(),
+        }
+        for team, (_line, row) in leaderboard_rows(path).items()
+    }
 
 
 @transaction.atomic
@@ -288,6 +286,7 @@ def competition_import_iolai(
         raise ImportFailure("no such directory", file=str(directory))
     specs = _read_iolai_tasks(directory)
     submissions = _read_iolai_submissions(directory, {s.external_id for s in specs})
+    runs = iolai_runs_read(directory, {s.name for s in submissions})
     if year is None:
         years = {int(IOLAI_TASK_ID.match(s.external_id).group(1)) for s in specs}
         year = years.pop() if len(years) == 1 else None
@@ -355,6 +354,13 @@ def competition_import_iolai(
             places=submission.places,
         )
     competition_rescore(competition=competition)
+    iolai_runs_write(
+        competition=competition,
+        runs=runs,
+        tasks=tasks,
+        predictions={s.name: (s.rows, s.places) for s in submissions},
+        summary=summary,
+    )
     return summary
 
 

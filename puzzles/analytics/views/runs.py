@@ -11,21 +11,32 @@ from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
 from ..run_charts import runs_per_day_chart
-from ..run_forms import RunsImportForm
+from ..run_forms import RunOutputsImportForm, RunsImportForm
 from ..run_imports import runs_import
+from ..run_output_imports import run_outputs_import
 from ..run_selectors import EXPORT_HEADER, runs_page
 from ..stats.runs import agreement_sentence, correlation_sentence
 from .common import csv_upload, svg_response, table_response
+
+# The outputs form's submit button carries name=IMPORT_BUTTON, value=OUTPUTS.
+IMPORT_BUTTON = "import"
+OUTPUTS = "outputs"
 
 
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def runs(request: HttpRequest, slug: str) -> HttpResponse:
-    """Submission statistics and the selection check; a POST imports a CSV of runs."""
+    """Submission statistics and the selection check; a POST imports a CSV of runs, or of
+    runs' outputs when its button says so."""
     competition = competition_get(slug)
     if request.method == "POST":
         to = reverse("puzzles:analytics_runs", args=[slug])
-        return csv_upload(request, RunsImportForm, runs_import, to=to, competition=competition)
+        form_class, importer = (
+            (RunOutputsImportForm, run_outputs_import)
+            if request.POST.get(IMPORT_BUTTON) == OUTPUTS
+            else (RunsImportForm, runs_import)
+        )
+        return csv_upload(request, form_class, importer, to=to, competition=competition)
     page = runs_page(competition)
     context = {
         "competition": competition,
@@ -33,6 +44,9 @@ def runs(request: HttpRequest, slug: str) -> HttpResponse:
         "agreement": agreement_sentence(page.agreement),
         "correlation": correlation_sentence(page.correlation),
         "form": RunsImportForm(),
+        "outputs_form": RunOutputsImportForm(),
+        "import_button": IMPORT_BUTTON,
+        "outputs": OUTPUTS,
     }
     return render(request, "puzzles/analytics/runs.html", context)
 

@@ -1,0 +1,249 @@
+"""Runs from the IOL-AI results layout (issue 12): index.json's records and leaderboard.csv's
+best runs, read and checked before anything is written, then stored by import_iolai in its
+transaction (see puzzles.services.iolai for the rule)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..analytics.models import SUBMISSION_ID_MAX
+from ..analytics.run_output_imports import run_output_scored, run_outputs_replace
+from ..errors import ImportFailure
+from ..models import Competition, Run, System, Task
+from ..tabular import csv_rows, open_text, read_json
+from .imports import ImportSummary
+
+# leaderboard.csv names runs as <team>_runNN.
+BOARD_RUN = re.compile(r"^(?P<team>.+)_run(?P<index>\d+)$")
+# The largest run index every database's PositiveIntegerField holds.
+MAX_RUN_INDEX = 2_147_483_647
+
+
+def leaderboard_rows(path: Path) -> dict[str, tuple[int, dict[str, str | None]]]:
+    """Return leaderboard.csv's rows by team, with their line numbers (none without a file)."""
+    if not path.exists():
+        return {}
+    with open_text(path) as handle:
+        return {
+            row["team"].strip(): (line, row)
+            for line, row in csv_rows(handle, file=str(path), required=("team",))
+        }
+
+
+@dataclass
+class _RunSpec:
+    team: str
+    run_index: int
+    submission_id: str
+    submitted_at: datetime
+    selected: bool
+    public: float
+    private: float
+    scored: bool  # the run the board scored (its outputs are the team's predictions)
+
+
+def iolai_runs_read(directory: Path, teams: set[str]) -> list[_RunSpec]:
+    """Read index.json's records (and leaderboard.csv's best runs) into runs; none without
+    index.json."""
+    index_path = directory / "index.json"
+    if not index_path.exists():
+        return []
+    file = str(index_path)
+    index = read_json(index_path)
+    records = index.get("records") if isinstance(index, dict) else None
+    if not isinstance(records, list):
+        raise ImportFailure("expected an object with a list of records", file=file, field="records")
+    board_path = directory / "leaderboard.csv"
+    board = leaderboard_rows(board_path)
+    runs: list[_RunSpec] = []
+    seen: dict[str, int] = {}
+    for number, record in enumerate(records):
+        where = f"records[{number}]"
+        if not isinstance(record, dict):
+            raise ImportFailure("expected an object", file=file, field=where)
+        team = record.get("team")
+        if not isinstance(team, str) or not team.strip():
+            raise ImportFailure("expected a team's name", file=file, field=f"{where}.team")
+        team = team.strip()
+        if team not in teams:
+            raise ImportFailure(
+                f"team {team!r} has no submission folder (submissions/*/metadata.json)",
+                file=file,
+                field=f"{where}.team",
+            )
+        if team in seen:
+            raise ImportFailure(
+                f"a second record of team {team!r} (first: records[{seen[team]}])",
+                file=file,
+                field=f"{where}.team",
+            )
+        seen[team] = number
+        run = _RunSpec(
+            team=team,
+            run_index=_json_index(record.get("run_index"), file=file, field=f"{where}.run_index"),
+            submission_id=_json_submission_id(
+                record.get("submission_id"), file=file, field=f"{where}.submission_id"
+            ),
+            submitted_at=_json_moment(
+                record.get("timestamp"), file=file, field=f"{where}.timestamp"
+            ),
+            selected=_json_boolean(
+                record.get("selected_for_private"), file=file, field=f"{where}.selected_for_private"
+            ),
+            public=_json_score(
+                record.get("public_score"), file=file, field=f"{where}.public_score"
+            ),
+            private=_json_score(record.get("score"), file=file, field=f"{where}.score"),
+            scored=True,
+        )
+        if "private_split_score" in record:
+            _json_score(
+                record["private_split_score"], file=file, field=f"{where}.private_split_score"
+            )
+        runs.append(run)
+        if team in board:
+            best = _best_run(run, *board[team], file=str(board_path))
+            if best is not None:
+                runs.append(best)
+    return runs
+
+
+def _best_run(
+    scored: _RunSpec, line: int, row: dict[str, str | None], *, file: str
+) -> _RunSpec | None:
+    """The team's best run by leaderboard.csv when it is not the scored one, else None."""
+    text = (row.get("best_run") or "").strip()
+    if not text:
+        return None
+    match = BOARD_RUN.match(text)
+    if not match or match["team"] != scored.team:
+        raise ImportFailure(
+            f"{text[:40]!r} is not a run of team {scored.team!r} (expected {scored.team}_runNN)",
+            file=file,
+            line=line,
+            field="best_run",
+        )
+    index = int(match["index"])
+    if index > MAX_RUN_INDEX:
+        raise ImportFailure(
+            f"run index {index} is too large", file=file, line=line, field="best_run"
+        )
+    if index == scored.run_index:
+        return None
+    public, private = (
+        _board_score(row.get(name), file=file, line=line, field=name)
+        for name in ("public_score_best_run", "score_of_best_run")
+    )
+    return _RunSpec(
+        team=scored.team,
+        run_index=index,
+        submission_id="",
+        submitted_at=scored.submitted_at,  # unknown: the scored run's time stands in
+        selected=False,
+        public=public,
+        private=private,
+        scored=False,
+    )
+
+
+def _json_index(value: object, *, file: str, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_RUN_INDEX:
+        raise ImportFailure(
+            f"{value!r} is not a run index (a whole number from 0)", file=file, field=field
+        )
+    return value
+
+
+def _json_submission_id(value: object, *, file: str, field: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value.strip()) > SUBMISSION_ID_MAX:
+        raise ImportFailure(
+            f"expected a text of at most {SUBMISSION_ID_MAX} characters", file=file, field=field
+        )
+    return value.strip()
+
+
+def _json_moment(value: object, *, file: str, field: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        moment = None
+    if not isinstance(value, str) or moment is None:
+        raise ImportFailure(
+            f"{str(value)[:40]!r} is not an ISO 8601 date and time", file=file, field=field
+        )
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _json_boolean(value: object, *, file: str, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise ImportFailure(f"{value!r} is not true or false", file=file, field=field)
+    return value
+
+
+def _json_score(value: object, *, file: str, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ImportFailure(f"{value!r} is not a score from 0 to 1", file=file, field=field)
+    return float(value)
+
+
+def _board_score(text: str | None, *, file: str, line: int, field: str) -> float:
+    raw = (text or "").strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 100:  # also refuses NaN
+        raise ImportFailure(
+            f"{raw[:20]!r} is not a score from 0 to 100", file=file, line=line, field=field
+        )
+    return value / 100
+
+
+def iolai_runs_write(
+    *,
+    competition: Competition,
+    runs: list[_RunSpec],
+    tasks: dict[str, Task],
+    predictions: Mapping[str, tuple[Sequence[tuple[str, str, str]], Sequence[dict]]],
+    summary: ImportSummary,
+) -> None:
+    """Replace the runs of the teams in `runs`, with the scored runs' outputs: `predictions`
+    maps a team to its (task id, pred, explanation) rows and each row's place for refusals."""
+    if not runs:
+        return
+    systems = {
+        s.name: s
+        for s in System.objects.filter(competition=competition, name__in={r.team for r in runs})
+    }
+    Run.objects.filter(system__in=systems.values()).delete()
+    stored = Run.objects.bulk_create(
+        [
+            Run(
+                system=systems[r.team],
+                run_index=r.run_index,
+                submission_id=r.submission_id,
+                submitted_at=r.submitted_at,
+                status=Run.Status.SCORED,
+                public_score=r.public,
+                private_score=r.private,
+                selected_for_private=r.selected,
+            )
+            for r in runs
+        ]
+    )
+    outputs = [
+        run_output_scored(run=run, task=tasks[task_id], text=pred, place=place)
+        for spec, run in zip(runs, stored, strict=True)
+        if spec.scored
+        for (task_id, pred, _), place in zip(*predictions[spec.team], strict=True)
+    ]
+    run_outputs_replace(runs=stored, outputs=outputs)
+    summary.created["runs"] = len(stored)
+    summary.created["run outputs"] = len(outputs)
