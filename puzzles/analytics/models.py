@@ -110,6 +110,10 @@ class Run(models.Model):
     public_score = models.FloatField(null=True, blank=True)
     private_score = models.FloatField(null=True, blank=True)
     selected_for_private = models.BooleanField(default=False)
+    board_fallback = models.BooleanField(
+        default=False,
+        help_text="The private board scored this run because the team selected none.",
+    )
     # Ablations (item 7): a run made under a named condition with a seed. Empty condition:
     # an ordinary submission of the challenge.
     condition = models.CharField(

@@ -34,6 +34,7 @@ EXPORT_HEADER = [
     "public_gain_missed",
     "private_gain_missed",
     "public_best_is_private_best",
+    "selected_by",
 ]
 
 
@@ -81,6 +82,7 @@ class RunsPage:
                 c.public_gain_missed,
                 c.private_gain_missed,
                 yes_no(c.public_best_is_private_best),
+                "" if c.selected_run is None else ("best public" if c.fallback else "team"),
             ]
             for c in self.checks
         ]
@@ -101,6 +103,7 @@ def runs_page(competition: Competition) -> RunsPage:
             "public_score",
             "private_score",
             "selected_for_private",
+            "board_fallback",
         )
     ]
     by_family = failures_by_family(facts)

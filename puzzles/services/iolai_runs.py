@@ -203,7 +203,9 @@ def _board_score(text: str | None, *, file: str, line: int, field: str) -> float
         raise ImportFailure(
             f"{raw[:20]!r} is not a score from 0 to 100", file=file, line=line, field=field
         )
-    return value / 100
+    # The board prints 0-100 with two decimals: four on the 0-1 scale, as index.json has them
+    # (without rounding, 8.99 / 100 is not the record's 0.0899 and ties would break).
+    return round(value / 100, 4)
 
 
 def iolai_runs_write(
@@ -234,6 +236,9 @@ def iolai_runs_write(
                 public_score=r.public,
                 private_score=r.private,
                 selected_for_private=r.selected,
+                # index.json's record is the run the board scored; unselected, it was the
+                # board's fallback (picked_by "fallback-best-public").
+                board_fallback=r.scored and not r.selected,
             )
             for r in runs
         ]

@@ -35,6 +35,7 @@ class RunFacts:
     public: float | None = None
     private: float | None = None
     selected: bool = False
+    board_fallback: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,11 @@ class DayCount:
 
 @dataclass(frozen=True)
 class SelectionCheck:
-    """A team's selected run against its best runs. Indices and scores are None where the
-    team has no such run (no selected run, no run with a private score)."""
+    """A team's run on the private board against its best runs. That run is the one the team
+    selected; a team that selected none is scored on its best public run (`fallback`), as the 2026 board did
+    ("fallback-best-public"): the run marked `board_fallback` when the import knows it, else
+    the best public, the latest of equals. Indices and scores are None where the team has
+    no such run (no scored run, no run with a private score)."""
 
     team: str
     selected_run: int | None
@@ -75,6 +79,7 @@ class SelectionCheck:
     best_public: float | None
     best_private_run: int | None
     best_private: float | None
+    fallback: bool = False
 
     @property
     def public_gain_missed(self) -> float | None:
@@ -164,16 +169,23 @@ def _best(runs: Sequence[RunFacts], key: str) -> RunFacts | None:
 
 
 def selection_checks(runs: Iterable[RunFacts]) -> list[SelectionCheck]:
-    """For each team (sorted), its selected run against its best by public and by private
-    score, over its scored runs."""
+    """For each team (sorted), its run on the private board (selected, else its best public
+    run) against its best by public and by private score, over its scored runs."""
     by_team: dict[str, list[RunFacts]] = {}
     for r in runs:
         by_team.setdefault(r.team, []).append(r)
     out = []
     for team, rs in sorted(by_team.items()):
         scored = [r for r in rs if r.status == SCORED]
-        chosen = next((r for r in rs if r.selected), None)
         best_public, best_private = _best(scored, "public"), _best(scored, "private")
+        chosen = next((r for r in rs if r.selected), None)
+        fallback = chosen is None and best_public is not None
+        if fallback:
+            # The run the board says it took (an import that knows), else the best public;
+            # among equal public scores the latest.
+            chosen = next((r for r in scored if r.board_fallback), None) or max(
+                (r for r in scored if r.public == best_public.public), key=lambda r: r.run
+            )
         out.append(
             SelectionCheck(
                 team,
@@ -184,6 +196,7 @@ def selection_checks(runs: Iterable[RunFacts]) -> list[SelectionCheck]:
                 best_public.public if best_public else None,
                 best_private.run if best_private else None,
                 best_private.private if best_private else None,
+                fallback,
             )
         )
     return out

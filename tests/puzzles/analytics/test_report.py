@@ -119,6 +119,7 @@ def _check_runs(competition, section):
             c["public_gain_missed"],
             c["private_gain_missed"],
             yes_no[c["public_best_is_private_best"]],
+            "" if c["selected_run"] is None else ("best public" if c["fallback"] else "team"),
         ]
         for c in section["selection"]
     ] == page.export_rows()
