@@ -421,9 +421,19 @@ def test_the_demo_oracle_takes_the_best_complete_systems():
             raw_text="[]",
             scores={"iol2026": {"parsed": {"em": 0.0, "chrf": 0.1}}},
         )
+    perfect = System.objects.create(competition=competition, name="Perfect")
+    Output.objects.bulk_create(
+        Output(
+            system=perfect,
+            task=task,
+            raw_text="[]",
+            scores={"iol2026": {"parsed": {"em": 1.0, "chrf": 1.0}}},
+        )
+        for task in Task.objects.all()
+    )
     saved = oracle_demo_load(competition)
     assert saved.system.name == DEMO_ORACLE and saved.system.oracle
-    # By board score, best first; C000 (incomplete) is left out.
+    # By board score, best first; C000 (incomplete) and Perfect (full marks) are left out.
     assert saved.system.oracle_of == ["B", "A", "C001"]
 
 
@@ -439,7 +449,16 @@ def test_the_demo_oracle_loads_twice_as_one_system_never_on_the_public_board(
     assert again.replaced and again.system.pk == first.system.pk
     oracles = System.objects.filter(competition=demo_competition, oracle=True)
     assert list(oracles.values_list("name", flat=True)) == [DEMO_ORACLE]
-    assert len(again.system.oracle_of) == 3 and again.system.oracle_of == first.system.oracle_of
+    # The demo's raw-text system has full marks: the three best after it make the oracle.
+    assert (
+        again.system.oracle_of
+        == first.system.oracle_of
+        == [
+            "Ensemble-3",
+            "Frontier-A",
+            "Team Lexicon",
+        ]
+    )
     tasks = Task.objects.filter(problem__competition=demo_competition).count()
     assert again.system.outputs.count() == tasks
     assert [o.name for o in oracle_page(demo_competition).oracles] == [DEMO_ORACLE]
