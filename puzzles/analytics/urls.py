@@ -54,6 +54,12 @@ urlpatterns: list = [
         oracle.oracle_save,
         name="analytics_oracle_save",
     ),
+    # before the export: "oracle.svg" would otherwise be taken for an export format
+    path(
+        "c/<slug:slug>/analytics/oracle.svg",
+        oracle.oracle_chart,
+        name="analytics_oracle_chart",
+    ),
     path(
         "c/<slug:slug>/analytics/oracle.<str:fmt>",
         oracle.oracle_export,

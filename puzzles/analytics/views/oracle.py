@@ -1,4 +1,4 @@
-"""The oracle page: choose members, preview, save as a system, export."""
+"""The oracle page: choose members, preview, chart, save as a system, export."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from ioleval.http import form_data, post_redirect
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
+from ..oracle.charts import oracle_chart as draw_oracle
 from ..oracle.forms import OracleForm
 from ..oracle.selectors import oracle_page, oracle_table
 from ..oracle.services import oracle_create
-from .common import table_response
+from .common import svg_response, table_response
 
 
 @require_GET
@@ -24,8 +25,23 @@ from .common import table_response
 def oracle(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     page = oracle_page(competition, members=request.GET.getlist("members"))
-    name = request.GET.get("name", "").strip() or "Oracle"
-    return render(request, "puzzles/analytics/oracle.html", {"page": page, "name": name})
+    context = {
+        "page": page,
+        "name": request.GET.get("name", "").strip() or "Oracle",
+        # the chart's query: the members the preview took, nothing else
+        "members_query": urlencode({"members": page.chosen}, doseq=True),
+    }
+    return render(request, "puzzles/analytics/oracle.html", context)
+
+
+@require_GET
+@organizer_required
+def oracle_chart(request: HttpRequest, slug: str) -> HttpResponse:
+    """The preview of `?members=` as an SVG image: per task the oracle's score and supplier,
+    per member its share. Fewer than two known members answer an empty-state chart (200, as
+    the other analytics charts do with nothing to draw), never a broken image."""
+    page = oracle_page(competition_get(slug), members=request.GET.getlist("members"))
+    return svg_response(draw_oracle(page.preview))
 
 
 @require_POST

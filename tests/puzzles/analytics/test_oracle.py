@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from xml.etree import ElementTree
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -293,3 +294,178 @@ def test_the_command_prints_each_choice_and_the_score():
     assert lines[-1] == "Oracle 'BoN' saved: score 0.7312 (best member B 0.5008)"
     with pytest.raises(CommandError, match="at least two"):
         call_command("oracle_create", competition.slug, "--name", "X", "A")
+
+
+# --- the chart --------------------------------------------------------------------------
+
+
+def _chart_url(competition, members=None) -> str:
+    from urllib.parse import urlencode
+
+    base = reverse("puzzles:analytics_oracle_chart", args=[competition.slug])
+    return base + ("?" + urlencode({"members": members}, doseq=True) if members else "")
+
+
+def test_the_chart_labels_every_task_with_its_supplier_and_every_member_with_its_share():
+    from puzzles.analytics.oracle.charts import oracle_chart
+
+    svg = oracle_chart(oracle_combine(members=["A", "B"], tasks=TASKS, figures=FIGURES))
+    assert svg.startswith("<svg") and 'role="img"' in svg
+    for text in ("t1", "t2", "t3", "A · 100.0 %", "B · 70.0 %", "B · 40.0 %"):
+        assert f">{text}<" in svg, text
+    assert ">35.7 % of the oracle · 1 task<" in svg
+    assert ">64.3 % of the oracle · 2 tasks<" in svg
+    # The same oracle, the same picture.
+    assert svg == oracle_chart(oracle_combine(members=["A", "B"], tasks=TASKS, figures=FIGURES))
+
+
+def test_a_task_nobody_answered_is_labelled_as_such_in_the_chart():
+    from puzzles.analytics.oracle.charts import NONE_SUPPLIED, oracle_chart
+
+    figures = {"A": {"t1": TaskFigure(1.0, 1.0)}, "B": {"t1": TaskFigure(0.5, 0.5)}}
+    svg = oracle_chart(oracle_combine(members=["A", "B"], tasks=TASKS[:2], figures=figures))
+    assert f">{NONE_SUPPLIED} · 0.0 %<" in svg
+
+
+@pytest.mark.django_db
+def test_the_chart_answers_svg_with_each_task_and_supplier(organizer_client):
+    competition = _build()
+    response = organizer_client.get(_chart_url(competition, ["A", "B"]))
+    assert response.status_code == 200
+    assert response["Content-Type"] == "image/svg+xml"
+    assert response["Cache-Control"] == "private, no-cache"
+    svg = response.content.decode()
+    for text in ("t1", "t2", "t3", "A · 100.0 %", "B · 70.0 %", "B · 40.0 %", "A", "B"):
+        assert f">{text}<" in svg, text
+
+
+@pytest.mark.django_db
+def test_the_page_shows_the_chart_of_its_preview_only(organizer_client):
+    competition = _build()
+    html = organizer_client.get(_url(competition, members=["A", "B"], name="O")).content.decode()
+    src = _chart_url(competition, ["B", "A"]).replace("&", "&amp;")  # the preview's order
+    assert f'<img src="{src}"' in html
+    assert "B 64.29 % (2 tasks), A 35.71 % (1 task)" in html  # the alt text's figures
+    html = organizer_client.get(_url(competition, members=["A"])).content.decode()
+    assert "analytics/oracle.svg" not in html
+
+
+@pytest.mark.django_db
+def test_the_chart_escapes_a_hostile_member_name(organizer_client):
+    competition = _build()
+    hostile = '<script>alert("x")</script> & Co'
+    System.objects.filter(competition=competition, name="A").update(name=hostile)
+    response = organizer_client.get(_chart_url(competition, [hostile, "B"]))
+    svg = response.content.decode()
+    assert "<script" not in svg
+    assert '&lt;script&gt;alert("x")&lt;/script&gt; &amp; Co' in svg
+    ElementTree.fromstring(svg)  # still well-formed XML
+    page = organizer_client.get(_url(competition, members=[hostile, "B"])).content.decode()
+    assert "<script>alert" not in page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("members", [None, ["A"], ["A", "Nobody"]])
+def test_without_two_members_the_chart_says_so(organizer_client, members):
+    """Chosen: an empty-state SVG (200), as the other analytics charts answer with nothing
+    to draw, so that an image never breaks; the export, a download, answers 404 instead."""
+    from puzzles.analytics.oracle.charts import NO_PREVIEW
+
+    competition = _build()
+    response = organizer_client.get(_chart_url(competition, members))
+    assert response.status_code == 200
+    assert response["Content-Type"] == "image/svg+xml"
+    assert NO_PREVIEW in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_chart_is_for_organizers_only(client, juror):
+    competition = _build()
+    url = _chart_url(competition, ["A", "B"])
+    response = client.get(url)
+    assert response.status_code == 302 and "login" in response["Location"]
+    client.force_login(juror)
+    assert client.get(url).status_code == 403
+
+
+@pytest.mark.django_db
+def test_the_chart_takes_as_many_queries_at_both_sizes(organizer_client):
+    counts = []
+    for n_extra, slug in ((1, "small"), (60, "large")):
+        competition = _build(n_extra=n_extra, slug=slug)
+        oracle_create(competition=competition, members=["A", "B"], name="O")
+        members = ["A", "B", *(f"C{i:03d}" for i in range(n_extra))]
+        with CaptureQueriesContext(connection) as queries:
+            response = organizer_client.get(_chart_url(competition, members))
+        assert response.status_code == 200
+        assert response.content.decode().count(" of the oracle · ") == len(members)
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts
+
+
+# --- the demo's oracle ------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_demo_oracle_takes_the_best_complete_systems():
+    from puzzles.analytics.oracle.demo import DEMO_ORACLE, oracle_demo_load
+
+    competition = _build(n_extra=2)
+    # C000 and C001 miss t2, A misses t3: only B is complete, too few for an oracle.
+    assert oracle_demo_load(competition) is None
+    assert not System.objects.filter(oracle=True).exists()
+    for name, ext in (("A", "t3"), ("C001", "t2")):
+        Output.objects.create(
+            system=System.objects.get(name=name),
+            task=Task.objects.get(external_id=ext),
+            raw_text="[]",
+            scores={"iol2026": {"parsed": {"em": 0.0, "chrf": 0.1}}},
+        )
+    perfect = System.objects.create(competition=competition, name="Perfect")
+    Output.objects.bulk_create(
+        Output(
+            system=perfect,
+            task=task,
+            raw_text="[]",
+            scores={"iol2026": {"parsed": {"em": 1.0, "chrf": 1.0}}},
+        )
+        for task in Task.objects.all()
+    )
+    saved = oracle_demo_load(competition)
+    assert saved.system.name == DEMO_ORACLE and saved.system.oracle
+    # By board score, best first; C000 (incomplete) and Perfect (full marks) are left out.
+    assert saved.system.oracle_of == ["B", "A", "C001"]
+
+
+@pytest.mark.django_db
+def test_the_demo_oracle_loads_twice_as_one_system_never_on_the_public_board(
+    client, demo_competition
+):
+    from puzzles.analytics.oracle.demo import DEMO_ORACLE, oracle_demo_load
+    from puzzles.analytics.oracle.selectors import oracle_page
+
+    first = oracle_demo_load(demo_competition)
+    again = oracle_demo_load(demo_competition)
+    assert again.replaced and again.system.pk == first.system.pk
+    oracles = System.objects.filter(competition=demo_competition, oracle=True)
+    assert list(oracles.values_list("name", flat=True)) == [DEMO_ORACLE]
+    # The demo's raw-text system has full marks: the three best after it make the oracle.
+    assert (
+        again.system.oracle_of
+        == first.system.oracle_of
+        == [
+            "Ensemble-3",
+            "Frontier-A",
+            "Team Lexicon",
+        ]
+    )
+    tasks = Task.objects.filter(problem__competition=demo_competition).count()
+    assert again.system.outputs.count() == tasks
+    assert [o.name for o in oracle_page(demo_competition).oracles] == [DEMO_ORACLE]
+    demo_competition.public_board = True
+    demo_competition.save(update_fields=["public_board"])
+    response = client.get(reverse("puzzles:public_board", args=[demo_competition.slug]))
+    assert response.status_code == 200
+    names = [r.system for r in response.context["rows"]]
+    assert names and DEMO_ORACLE not in names
+    assert DEMO_ORACLE not in response.content.decode()
