@@ -16,6 +16,7 @@ from django.db import transaction
 
 from .analytics.ablation_demo import ablations_demo_load
 from .analytics.demo import probes_demo_load, runs_demo_load
+from .analytics.oracle.demo import oracle_demo_load
 from .analytics.technique_demo import techniques_demo_load
 from .models import Competition, Problem, System
 from .services import (
@@ -373,4 +374,5 @@ def demo_competition_load() -> Competition:
     runs_demo_load(competition)
     techniques_demo_load(competition)
     ablations_demo_load(competition)
+    oracle_demo_load(competition)
     return competition

@@ -32,8 +32,11 @@ def _probes_csv(models: list[str], problems: list[tuple[int, str]]) -> str:
 
 
 def probes_demo_load(competition: Competition) -> None:
-    """Import invented probe results for every system of the competition."""
-    names = sorted(System.objects.filter(competition=competition).values_list("name", flat=True))
+    """Import invented probe results for every system of the competition but oracle
+    ensembles (not models: nothing to probe)."""
+    names = sorted(
+        System.objects.filter(competition=competition, oracle=False).values_list("name", flat=True)
+    )
     problems = [
         (p.number, p.language or f"language {p.number}")
         for p in competition.problems.order_by("number")

@@ -108,13 +108,14 @@ def test_organizer_previews_an_oracle_of_two_members_and_downloads_it(
     login(page, live_server, organizer.username)
     _open_from_competition(page, live_server, "Oracle ensemble", "oracle")
     expect(page.locator("h1")).to_contain_text("Oracle ensemble")
-    # The oracle page has no chart: its figures are the preview's tables.
+    # Before a preview there is nothing to chart.
     expect(page.locator("main figure")).to_have_count(0)
     for member in MEMBERS:
         page.locator(f"input[name=members][value='{member}']").check()
     page.get_by_role("button", name="Preview").click()
     page.wait_for_url(re.compile(r"[?&]members="))
     expect(page.get_by_role("heading", name="Preview")).to_be_visible()
+    _chart_drawn(page)
     expect(page.locator("main")).to_contain_text(f"Oracle score {pct(expected.overall.score)}")
     shares = page.locator("#oracle-shares tbody tr")
     expect(shares).to_have_count(2)
@@ -149,7 +150,7 @@ def test_a_bad_runs_upload_names_file_line_and_field_and_changes_nothing(
     summary = page.locator("h2:has-text('Submissions per team') + p")
     shown = summary.inner_text()
     assert shown.startswith(f"{len(before)} runs of ")
-    form = page.locator("main form[enctype='multipart/form-data']")
+    form = page.locator("main form[enctype='multipart/form-data']").first
     form.locator("input[type=file]").set_input_files(
         {"name": "bad-runs.csv", "mimeType": "text/csv", "buffer": BAD_RUNS.encode()}
     )

@@ -31,8 +31,12 @@ def oracle_demo_members(competition: Competition, *, count: int = DEMO_MEMBERS) 
 
 def oracle_demo_load(competition: Competition) -> OracleSaved | None:
     """Save the demo's oracle of its best complete systems; None when there are fewer
-    than two."""
+    than two, or when the demo already has that oracle (a second `manage.py demo` keeps its
+    outputs, as it keeps every other system's)."""
     members = oracle_demo_members(competition)
     if len(members) < 2:
+        return None
+    saved = competition.systems.filter(name=DEMO_ORACLE, oracle=True).first()
+    if saved is not None and saved.oracle_of == members:
         return None
     return oracle_create(competition=competition, members=members, name=DEMO_ORACLE)
