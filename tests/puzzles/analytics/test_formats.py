@@ -312,3 +312,23 @@ def test_reimported_outputs_store_their_new_failures():
     )
     output = Output.objects.get(system=a, task=task)
     assert output.format_flags[FLAGS_KEY]["raw"] == ["markdown"]
+
+
+def test_a_chart_is_drawn_once_per_process_for_the_same_data(monkeypatch):
+    from ioleval import charts as base
+    from puzzles.analytics import charts
+
+    drawn = []
+    real = base.render
+
+    def counted(*args, **kwargs):
+        drawn.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(base, "render", counted)
+    monkeypatch.setattr(charts, "_drawn", type(charts._drawn)())
+    first = charts.format_heatmap(["A", "B"], ["empty_before"], [[0.5], [0.0]])
+    assert charts.format_heatmap(["A", "B"], ["empty_before"], [[0.5], [0.0]]) == first
+    assert len(drawn) == 1
+    other = charts.format_heatmap(["A", "B"], ["empty_before"], [[0.5], [1.0]])
+    assert other != first and len(drawn) == 2
