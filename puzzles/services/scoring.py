@@ -8,7 +8,12 @@ from collections.abc import Iterable, Sequence
 from django.db import connections, router, transaction
 from django.utils import timezone
 
-from ..analytics.stats.formats import FLAGS_KEY, failures_flags, format_failures
+from ..analytics.stats.formats import (
+    FLAGS_KEY,
+    failures_flags,
+    failures_stored,
+    format_failures,
+)
 from ..extraction import extract_answer
 from ..metrics import METRICS, parse_prediction, score_items
 from ..models import Competition, Output, System, Task
@@ -61,9 +66,10 @@ def competition_rescore(
 ) -> int:
     """Rescore the stored outputs of a competition, or of some of its tasks or systems.
 
-    Only the named metrics' figures are replaced; the others are kept as they are. The
-    format failures stored in format_flags are detected afresh (against the answer key's
-    current item count), which also fills them in for outputs stored before they were kept.
+    Only the named metrics' figures are replaced; the others are kept as they are. Outputs
+    whose stored format failures are missing or out of date (another item count, other
+    rules) get them detected and stored too: the answer key's alternatives do not change
+    them, so a rescore after an amendment detects nothing.
     """
     task_qs = Task.objects.filter(problem__competition=competition)
     if tasks is not None:
@@ -72,27 +78,36 @@ def competition_rescore(
     outputs = Output.objects.filter(task_id__in=keys)
     if systems is not None:
         outputs = outputs.filter(system_id__in=[s.pk for s in systems])
-    rows = outputs.values_list("pk", "task_id", "raw_text", "parsed_items", "extracted_items")
+    rows = outputs.values_list(
+        "pk", "task_id", "parsed_items", "extracted_items", f"format_flags__{FLAGS_KEY}"
+    )
     batch: list[tuple[int, dict, dict]] = []
+    stale: list[int] = []
     count = 0
-    for pk, task_id, raw_text, parsed_items, extracted_items in rows.iterator(chunk_size=_BATCH):
-        key = keys[task_id]
-        batch.append(
-            (
-                pk,
-                output_scores(
-                    parsed_items=parsed_items,
-                    extracted_items=extracted_items,
-                    answer_key=key,
-                    metrics=metrics,
-                ),
-                {FLAGS_KEY: _failures(raw_text, len(key), extracted_items or [])},
-            )
+    for pk, task_id, parsed_items, extracted_items, failures in rows.iterator(chunk_size=_BATCH):
+        if failures_stored({FLAGS_KEY: failures}, len(keys[task_id])) is None:
+            stale.append(pk)
+        scores = output_scores(
+            parsed_items=parsed_items,
+            extracted_items=extracted_items,
+            answer_key=keys[task_id],
+            metrics=metrics,
         )
+        batch.append((pk, scores, {}))
         if len(batch) >= _BATCH:
             count += _scores_merge(batch)
             batch = []
     count += _scores_merge(batch)
+    for start in range(0, len(stale), _BATCH):
+        rows = Output.objects.filter(pk__in=stale[start : start + _BATCH]).values_list(
+            "pk", "task_id", "raw_text", "extracted_items"
+        )
+        _scores_merge(
+            [
+                (pk, {}, {FLAGS_KEY: _failures(raw_text, len(keys[task_id]), extracted or [])})
+                for pk, task_id, raw_text, extracted in rows
+            ]
+        )
     return count
 
 

@@ -15,6 +15,7 @@ from puzzles.analytics.formats import formats_page
 from puzzles.analytics.stats.formats import (
     FAMILIES,
     FLAGS_KEY,
+    RULES,
     failures_stored,
     format_failures,
 )
@@ -296,6 +297,7 @@ def test_a_changed_answer_key_is_detected_afresh_and_amendment_refreshes_it(monk
         "raw": ["wrong_count"],
         "extracted": ["wrong_count"],
         "items": 3,
+        "rules": RULES,
     }
     calls.clear()
     assert {r.system: r for r in formats_page(competition).rows}["A"].shares == row.shares
@@ -332,3 +334,23 @@ def test_a_chart_is_drawn_once_per_process_for_the_same_data(monkeypatch):
     assert len(drawn) == 1
     other = charts.format_heatmap(["A", "B"], ["empty_before"], [[0.5], [1.0]])
     assert other != first and len(drawn) == 2
+
+
+@pytest.mark.django_db
+def test_a_rescore_detects_only_outputs_whose_stored_failures_are_out_of_date(monkeypatch):
+    competition, a, _ = _competition(2)
+    detected = []
+
+    def counted(*args, **kwargs):
+        detected.append(args)
+        return format_failures(*args, **kwargs)
+
+    monkeypatch.setattr("puzzles.services.scoring.format_failures", counted)
+    task = Task.objects.get(problem__competition=competition, number=2)
+    answer_key_amend(task=task, item_number=1, add="drei")  # alternatives: nothing to detect
+    assert detected == []
+    monkeypatch.setattr("puzzles.analytics.stats.formats.RULES", RULES + 1)  # new rules
+    competition_rescore(competition=competition)
+    outputs = Output.objects.filter(system__competition=competition)
+    assert len(detected) == outputs.count()
+    assert {o.format_flags[FLAGS_KEY]["rules"] for o in outputs} == {RULES + 1}
