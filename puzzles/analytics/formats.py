@@ -1,5 +1,9 @@
 """The format-failure pages' reads: the prevalence matrix, the gain from extraction, a cell's
-outputs (a constant number of queries; the rules are in stats/formats.py)."""
+outputs (a constant number of queries; the rules are in stats/formats.py).
+
+The families are detected as an output is prepared or rescored and stored in its
+format_flags; an output without them (stored before they were kept, or against another item
+count) is detected here, and the next rescore stores it."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from .stats.formats import (
     STAGES,
     Failures,
     SystemTasks,
+    failures_stored,
     format_failures,
     prevalence,
 )
@@ -68,12 +73,22 @@ def formats_page(competition: Competition, *, metric: str = "iol2026") -> Format
         )
     }
     by_system: dict[int, list[Failures]] = {}
-    outputs = Output.objects.filter(system__competition=competition).values_list(
-        "system_id", "task_id", "raw_text", "extracted_items"
-    )
-    for system_id, task_id, raw_text, extracted in outputs.iterator(chunk_size=2000):
-        failures = format_failures(raw_text, n_items[task_id], extracted or [])
-        by_system.setdefault(system_id, []).append(failures)
+    outputs = Output.objects.filter(system__competition=competition)
+    missing: list[int] = []
+    rows = outputs.values_list("pk", "system_id", "task_id", "format_flags")
+    for pk, system_id, task_id, flags in rows.iterator(chunk_size=2000):
+        failures = failures_stored(flags, n_items[task_id])
+        if failures is None:
+            missing.append(pk)
+        else:
+            by_system.setdefault(system_id, []).append(failures)
+    if missing:  # one more query, whatever the number of outputs without stored failures
+        rows = outputs.filter(pk__in=missing).values_list(
+            "system_id", "task_id", "raw_text", "extracted_items"
+        )
+        for system_id, task_id, raw_text, extracted in rows.iterator(chunk_size=2000):
+            failures = format_failures(raw_text, n_items[task_id], extracted or [])
+            by_system.setdefault(system_id, []).append(failures)
     systems = (
         System.objects.filter(pk__in=by_system).order_by("name").values_list("pk", "name", "tier")
     )
@@ -118,11 +133,15 @@ def format_cell_page(competition: Competition, system_id: int, family: str) -> F
     rows = (
         Output.objects.filter(system=system)
         .order_by("task__problem__number", "task__number")
-        .values_list("task__external_id", "task__answer_key", "raw_text", "extracted_items")
+        .values_list(
+            "task__external_id", "task__answer_key", "raw_text", "extracted_items", "format_flags"
+        )
     )
     shown = []
-    for task, key, raw_text, extracted in rows:
-        failures = format_failures(raw_text, len(key), extracted or [])
+    for task, key, raw_text, extracted, flags in rows:
+        failures = failures_stored(flags, len(key)) or format_failures(
+            raw_text, len(key), extracted or []
+        )
         before, after = family in failures.before, family in failures.after
         if before or after:
             shown.append(CellOutput(task, raw_text, list(extracted or []), before, after))

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from ioleval.charts import BLUE, label, no_data_svg, render
+from ioleval.charts import BLUE, label, no_data_svg
+
+from .charts import render
 
 TITLE = "Probe accuracy against the automatic score"
 

@@ -8,7 +8,9 @@ from datetime import date
 
 from matplotlib.figure import Figure
 
-from ioleval.charts import BLUE, VERMILLION, no_data_svg, render
+from ioleval.charts import BLUE, VERMILLION, no_data_svg
+
+from .charts import render
 
 TITLE = "Submissions per day"
 

@@ -48,6 +48,12 @@ FAMILY_LABELS = {
     "text_around": "text around the answers",
 }
 STAGES = ("before", "after")
+# Where an output's format_flags keep its detected families (the services store them as the
+# output is prepared or rescored): {"raw": [...], "extracted": [...], "items": n_items,
+# "rules": RULES}. Raise RULES when the detection changes: the next rescore then detects
+# every output afresh, and the pages detect until it has.
+FLAGS_KEY = "failures"
+RULES = 1
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,30 @@ def format_failures(raw_text: str | None, n_items: int, extracted_items: Sequenc
     kept = [item for item in extracted_items if item.strip()]
     after = _families(kept, n_items=n_items, empty=not kept, count=len(kept))
     return Failures(frozenset(before), frozenset(after))
+
+
+def failures_flags(failures: Failures, n_items: int) -> dict:
+    """Return the failures as stored under format_flags[FLAGS_KEY], with the item count they
+    were detected against."""
+    return {
+        "raw": sorted(failures.before),
+        "extracted": sorted(failures.after),
+        "items": n_items,
+        "rules": RULES,
+    }
+
+
+def failures_stored(flags: dict | None, n_items: int) -> Failures | None:
+    """Return the failures stored in an output's format_flags, or None when there are none or
+    they were detected against another item count (the answer key changed since) or by
+    other rules."""
+    stored = (flags or {}).get(FLAGS_KEY)
+    if not isinstance(stored, dict) or (stored.get("items"), stored.get("rules")) != (
+        n_items,
+        RULES,
+    ):
+        return None
+    return Failures(frozenset(stored.get("raw") or ()), frozenset(stored.get("extracted") or ()))
 
 
 @dataclass(frozen=True)

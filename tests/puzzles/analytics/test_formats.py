@@ -12,10 +12,17 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from puzzles.analytics.formats import formats_page
-from puzzles.analytics.stats.formats import FAMILIES, format_failures
+from puzzles.analytics.stats.formats import (
+    FAMILIES,
+    FLAGS_KEY,
+    RULES,
+    failures_stored,
+    format_failures,
+)
 from puzzles.extraction import extract_answer
-from puzzles.models import System
-from puzzles.services import competition_rescore
+from puzzles.models import Output, System, Task
+from puzzles.services import answer_key_amend, competition_rescore
+from puzzles.services.imports import ImportSummary, outputs_write
 from tests.puzzles.factories import (
     CompetitionFactory,
     OutputFactory,
@@ -205,3 +212,145 @@ def test_pages_take_as_many_queries_at_both_sizes(formats_client):
             counts.append((name, len(queries)))
     half = len(counts) // 2
     assert counts[:half] == counts[half:]
+
+
+# --- stored failures: detected once as the output is prepared or rescored ----------------
+
+
+def _detector_forbidden(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the page re-detected a stored output's failures")
+
+    monkeypatch.setattr("puzzles.analytics.formats.format_failures", refuse)
+
+
+def _detector_counted(monkeypatch) -> list:
+    calls: list = []
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return format_failures(*args, **kwargs)
+
+    monkeypatch.setattr("puzzles.analytics.formats.format_failures", counted)
+    return calls
+
+
+def _shares(competition):
+    return {r.system: r.shares for r in formats_page(competition).rows}
+
+
+@pytest.mark.django_db
+def test_outputs_store_their_failures_and_the_pages_read_them(formats_client, monkeypatch):
+    competition, a, _ = _competition()
+    for output in Output.objects.filter(system__competition=competition).select_related("task"):
+        n_items = len(output.task.answer_key)
+        detected = format_failures(output.raw_text, n_items, output.extracted_items)
+        assert failures_stored(output.format_flags, n_items) == detected
+        assert output.format_flags[FLAGS_KEY]["items"] == n_items
+    expected = _shares(competition)
+    _detector_forbidden(monkeypatch)
+    assert _shares(competition) == expected
+    for name, args in (
+        ("puzzles:analytics_formats", [competition.slug]),
+        ("puzzles:analytics_formats_cell", [competition.slug, a.pk, "markdown"]),
+    ):
+        assert formats_client.get(reverse(name, args=args)).status_code == 200
+
+
+@pytest.mark.django_db
+def test_outputs_without_stored_failures_are_detected_until_a_rescore_stores_them(
+    monkeypatch,
+):
+    competition, _, _ = _competition(3)
+    expected = _shares(competition)
+    outputs = Output.objects.filter(system__competition=competition)
+    for output in outputs:  # as stored before the failures were kept
+        output.format_flags.pop(FLAGS_KEY)
+        output.save(update_fields=["format_flags"])
+    calls = _detector_counted(monkeypatch)
+    assert _shares(competition) == expected
+    assert len(calls) == outputs.count()
+    competition_rescore(competition=competition)
+    calls.clear()
+    assert _shares(competition) == expected
+    assert calls == []
+    # the rescore kept the other flags
+    assert all("item_count_matches" in o.format_flags for o in outputs)
+
+
+@pytest.mark.django_db
+def test_a_changed_answer_key_is_detected_afresh_and_amendment_refreshes_it(monkeypatch):
+    competition, a, _ = _competition()
+    task = Task.objects.get(problem__competition=competition, number=1)
+    output = Output.objects.get(system=a, task=task)
+    assert "wrong_count" not in output.format_flags[FLAGS_KEY]["raw"]
+    # a third item: the stored families were detected against two and no longer hold
+    task.answer_key = [["one"], ["two"], ["three"]]
+    task.save(update_fields=["answer_key"])
+    calls = _detector_counted(monkeypatch)
+    row = {r.system: r for r in formats_page(competition).rows}["A"]
+    assert row.shares["before"]["wrong_count"] == 1.0  # task 2 was already chatty
+    assert len(calls) == 2  # the two outputs of task 1
+    answer_key_amend(task=task, item_number=3, add="drei")
+    output.refresh_from_db()
+    assert output.format_flags[FLAGS_KEY] == {
+        "raw": ["wrong_count"],
+        "extracted": ["wrong_count"],
+        "items": 3,
+        "rules": RULES,
+    }
+    calls.clear()
+    assert {r.system: r for r in formats_page(competition).rows}["A"].shares == row.shares
+    assert calls == []
+
+
+@pytest.mark.django_db
+def test_reimported_outputs_store_their_new_failures():
+    competition, a, _ = _competition()
+    task = Task.objects.get(problem__competition=competition, number=1)
+    summary = ImportSummary(competition=competition.slug)
+    outputs_write(
+        system=a, rows=[(task, "**one**\n**two**", "")], source="submission", summary=summary
+    )
+    output = Output.objects.get(system=a, task=task)
+    assert output.format_flags[FLAGS_KEY]["raw"] == ["markdown"]
+
+
+def test_a_chart_is_drawn_once_per_process_for_the_same_data(monkeypatch):
+    from ioleval import charts as base
+    from puzzles.analytics import charts
+
+    drawn = []
+    real = base.render
+
+    def counted(*args, **kwargs):
+        drawn.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(base, "render", counted)
+    monkeypatch.setattr(charts, "_drawn", type(charts._drawn)())
+    first = charts.format_heatmap(["A", "B"], ["empty_before"], [[0.5], [0.0]])
+    assert charts.format_heatmap(["A", "B"], ["empty_before"], [[0.5], [0.0]]) == first
+    assert len(drawn) == 1
+    other = charts.format_heatmap(["A", "B"], ["empty_before"], [[0.5], [1.0]])
+    assert other != first and len(drawn) == 2
+
+
+@pytest.mark.django_db
+def test_a_rescore_detects_only_outputs_whose_stored_failures_are_out_of_date(monkeypatch):
+    competition, a, _ = _competition(2)
+    detected = []
+
+    def counted(*args, **kwargs):
+        detected.append(args)
+        return format_failures(*args, **kwargs)
+
+    monkeypatch.setattr("puzzles.services.scoring.format_failures", counted)
+    task = Task.objects.get(problem__competition=competition, number=2)
+    answer_key_amend(task=task, item_number=1, add="drei")  # alternatives: nothing to detect
+    assert detected == []
+    monkeypatch.setattr("puzzles.analytics.stats.formats.RULES", RULES + 1)  # new rules
+    competition_rescore(competition=competition)
+    outputs = Output.objects.filter(system__competition=competition)
+    assert len(detected) == outputs.count()
+    assert {o.format_flags[FLAGS_KEY]["rules"] for o in outputs} == {RULES + 1}
