@@ -68,6 +68,7 @@ ROUTES = (
     "analytics_formats_export",
     "analytics_formats_cell",
     "analytics_oracle",
+    "analytics_oracle_chart",
     "analytics_oracle_export",
     "analytics_techniques",
     "analytics_techniques_chart",
@@ -79,7 +80,7 @@ ROUTES = (
     "analytics_probes_chart",
     "analytics_probes_export",
 )
-NOT_PAGES = ("analytics_oracle_save",)  # POST only
+NOT_PAGES = ("analytics_oracle_save", "analytics_techniques_tag")  # POST only
 ORACLE_MEMBERS = 3
 
 

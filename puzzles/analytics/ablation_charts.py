@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ioleval.charts import BLUE, GREY, VERMILLION, label, no_data_svg, render
+from ioleval.charts import BLUE, GREY, VERMILLION, label, no_data_svg
+
+from .charts import render
 
 TITLE = "Change against the reference (95% interval across seeds)"
 MAX_ROWS = 60  # (model, condition) rows drawn; the tables hold them all

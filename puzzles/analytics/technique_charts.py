@@ -8,7 +8,9 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from ioleval.charts import BLUE, GREY, label, no_data_svg, render
+from ioleval.charts import BLUE, GREY, label, no_data_svg
+
+from .charts import render
 
 TITLE = "Within-team effect of each technique (public score)"
 MAX_ROWS = 40

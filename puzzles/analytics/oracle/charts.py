@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from ioleval.charts import BLUE, GREEN, GREY, ORANGE, VERMILLION, label, no_data_svg, render
+from ioleval.charts import BLUE, GREEN, GREY, ORANGE, VERMILLION, label, no_data_svg
 
+from ..charts import render
 from ..stats.oracle import Oracle
 
 TITLE = "Oracle ensemble (upper bound): score per task and the member supplying it"
