@@ -33,6 +33,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: its time covers every other middleware too.
+    "ioleval.middleware.ServerTimingMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "ioleval.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
