@@ -26,10 +26,15 @@ from typing import TextIO
 
 from django.db import transaction
 
+from ioleval.errors import AppError
+
 from ..errors import ImportFailure
-from ..models import Competition, Run, System, Technique
+from ..models import Competition, Run, RunOutput, System
 from ..tabular import csv_rows
-from .models import CONDITION_MAX, SUBMISSION_ID_MAX, TECHNIQUE_MAX
+from .cells import run_index, shown
+from .cells import seed as cell_seed
+from .models import CONDITION_MAX, SUBMISSION_ID_MAX
+from .technique_services import tags_add, technique_name
 
 RUN_COLUMNS = ("team", "run", "submitted_at", "status", "failure", "public", "private", "selected")
 OPTIONAL_COLUMNS = ("submission_id", "condition", "seed", "techniques")
@@ -49,12 +54,16 @@ class RunsImport:
     runs: int
     teams: int
     failed: int
+    replaced: tuple[int, int, int] = (0, 0, 0)  # earlier runs, of them ablation runs, answers
 
     def lines(self) -> list[str]:
-        return [
-            f"{self.file}: {self.runs} runs of {self.teams} teams stored, {self.failed} failed "
-            "(the competition's earlier runs replaced)"
-        ]
+        runs, ablations, answers = self.replaced
+        line = f"{self.file}: {self.runs} runs of {self.teams} teams stored, {self.failed} failed"
+        if runs:
+            line += f"; the competition's {runs} earlier runs replaced"
+            if ablations or answers:
+                line += f" ({ablations} ablation runs and {answers} answers per task with them)"
+        return [line]
 
 
 def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsImport:
@@ -67,7 +76,7 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
     for line, row in csv_rows(stream, file=file, required=RUN_COLUMNS, optional=OPTIONAL_COLUMNS):
         where = {"file": file, "line": line}
         system = _team(row["team"], systems, **where)
-        index = _index(row["run"], **where)
+        index = run_index(row["run"], **where)
         key = (system.name, index)
         if key in seen:
             raise ImportFailure(
@@ -103,8 +112,8 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
                 **where,
                 field="submission_id",
             )
-        condition = _text(row.get("condition"), "condition", CONDITION_MAX, **where)
-        seed = _seed(row.get("seed"), **where)
+        condition = _condition(row.get("condition"), **where)
+        seed = cell_seed(row.get("seed"), **where)
         if seed is not None and not condition:
             raise ImportFailure("a seed needs a condition", **where, field="seed")
         tags.append(_techniques(row.get("techniques"), **where))
@@ -128,66 +137,48 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
             f"no rows: expected a CSV with columns {', '.join(RUN_COLUMNS)}", file=file, line=1
         )
     with transaction.atomic():
-        Run.objects.filter(system__competition=competition).delete()
+        earlier = Run.objects.filter(system__competition=competition)
+        replaced = (
+            earlier.count(),
+            earlier.ablations().count(),
+            RunOutput.objects.filter(run__system__competition=competition).count(),
+        )
+        earlier.delete()
         Run.objects.bulk_create(runs, batch_size=1000)
-        _tag(competition, runs, tags)
+        tags_add(
+            competition=competition,
+            tags=[(run.pk, name) for run, names in zip(runs, tags, strict=True) for name in names],
+        )
     return RunsImport(
         file=file,
         runs=len(runs),
         teams=len({r.system.name for r in runs}),
         failed=sum(r.status == Run.Status.FAILED for r in runs),
+        replaced=replaced,
     )
 
 
-def _tag(competition: Competition, runs: list[Run], tags: list[list[str]]) -> None:
-    names = sorted({name for names in tags for name in names})
-    if not names:
-        return
-    Technique.objects.bulk_create(
-        [Technique(competition=competition, name=name) for name in names],
-        ignore_conflicts=True,
-    )
-    known = dict(
-        Technique.objects.filter(competition=competition, name__in=names).values_list("name", "id")
-    )
-    through = Run.techniques.through
-    through.objects.bulk_create(
-        [
-            through(run_id=run.pk, technique_id=known[name])
-            for run, names in zip(runs, tags, strict=True)
-            for name in names
-        ],
-        batch_size=1000,
-    )
-
-
-def _text(text: str | None, field: str, limit: int, **where) -> str:
+def _condition(text: str | None, **where) -> str:
     value = " ".join((text or "").split())
-    if len(value) > limit:
-        raise ImportFailure(f"{field} is longer than {limit} characters", **where, field=field)
+    if len(value) > CONDITION_MAX:
+        raise ImportFailure(
+            f"condition is longer than {CONDITION_MAX} characters", **where, field="condition"
+        )
     return value
 
 
-def _seed(text: str | None, **where) -> int | None:
-    raw = (text or "").strip()
-    if not raw:
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        raise ImportFailure(
-            f"{_shown(raw)!r} is not a seed (a whole number)", **where, field="seed"
-        ) from None
-
-
 def _techniques(text: str | None, **where) -> list[str]:
-    names = [_text(part, "techniques", TECHNIQUE_MAX, **where) for part in (text or "").split(";")]
-    return list(dict.fromkeys(name for name in names if name))
-
-
-def _shown(text: str | None) -> str:
-    shown = (text or "").strip()
-    return shown if len(shown) <= 20 else shown[:20] + "…"
+    """The cell's technique names, by the techniques' own rule (technique_name); a name
+    that differs from another only in case is stored as one technique by tags_add."""
+    names = []
+    for part in (text or "").split(";"):
+        if not part.strip():
+            continue
+        try:
+            names.append(technique_name(part))
+        except AppError as exc:
+            raise ImportFailure(exc.message, **where, field="techniques") from None
+    return list(dict.fromkeys(names))
 
 
 def _team(text: str | None, systems: dict[str, System], **where) -> System:
@@ -196,7 +187,7 @@ def _team(text: str | None, systems: dict[str, System], **where) -> System:
         raise ImportFailure("team is empty", **where, field="team")
     if name not in systems:
         raise ImportFailure(
-            f"no system named {_shown(name)!r} in the competition (a team must be an existing "
+            f"no system named {shown(name)!r} in the competition (a team must be an existing "
             "system)",
             **where,
             field="team",
@@ -204,20 +195,11 @@ def _team(text: str | None, systems: dict[str, System], **where) -> System:
     return systems[name]
 
 
-def _index(text: str | None, **where) -> int:
-    raw = (text or "").strip()
-    if not (raw.isascii() and raw.isdigit()):
-        raise ImportFailure(
-            f"{_shown(raw)!r} is not a run index (a whole number from 0)", **where, field="run"
-        )
-    return int(raw)
-
-
 def _status(text: str | None, **where) -> str:
     value = (text or "").strip().lower()
     if value not in Run.Status.values:
         raise ImportFailure(
-            f"{_shown(text)!r} is not a status (use scored or failed)", **where, field="status"
+            f"{shown(text)!r} is not a status (use scored or failed)", **where, field="status"
         )
     return value
 
@@ -230,8 +212,7 @@ def _failure(text: str | None, status: str, **where) -> str:
         return ""
     if value not in _FAMILIES:
         raise ImportFailure(
-            f"{_shown(text)!r} is not a failure family (use one of "
-            f"{', '.join(Run.Failure.values)})",
+            f"{shown(text)!r} is not a failure family (use one of {', '.join(Run.Failure.values)})",
             **where,
             field="failure",
         )
@@ -247,7 +228,7 @@ def _number(text: str | None, field: str, **where) -> float | None:
     except ValueError:
         value = math.nan
     if not math.isfinite(value):
-        raise ImportFailure(f"{_shown(raw)!r} is not a number", **where, field=field)
+        raise ImportFailure(f"{shown(raw)!r} is not a number", **where, field=field)
     return value
 
 
@@ -257,7 +238,7 @@ def _moment(text: str | None, **where) -> datetime:
         value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
         raise ImportFailure(
-            f"{_shown(raw)!r} is not an ISO 8601 date and time (e.g. 2026-03-01T14:05:00Z)",
+            f"{shown(raw)!r} is not an ISO 8601 date and time (e.g. 2026-03-01T14:05:00Z)",
             **where,
             field="submitted_at",
         ) from None
@@ -271,7 +252,7 @@ def _boolean(text: str | None, **where) -> bool:
     if value in FALSE:
         return False
     raise ImportFailure(
-        f"{_shown(text)!r} is not a boolean (use 1/0, true/false or yes/no)",
+        f"{shown(text)!r} is not a boolean (use 1/0, true/false or yes/no)",
         **where,
         field="selected",
     )

@@ -3,7 +3,8 @@
 `team` is the name of an existing system of the competition, `run` the index of one of its
 runs already imported (`import_runs`), `task` the task's id as the competition's other output
 imports name it (its external id, e.g. 12026030200), `output` the answer text as submitted
-(the competition's submission format: a JSON list or numbered lines). Every output is scored
+(the competition's submission format: a JSON list or numbered lines; a cell pandas reads as
+missing, such as "NA", is an empty answer, as on the board). A failed run has no outputs. Every output is scored
 at import by the competition's official rule (`iol2026`, official stage of a submission), the
 same code that scores the systems' outputs. A task a run has no row for scores 0 in the
 run's figures, as a missing answer does on the board.
@@ -24,8 +25,9 @@ from django.db import transaction
 from ..errors import ImportFailure
 from ..models import Competition, Output, Run, RunOutput, Task
 from ..services.scoring import output_prepare, output_scores
-from ..tabular import csv_rows
+from ..tabular import csv_rows, pandas_reads_missing
 from ..untrusted import text_problem
+from .cells import run_index, shown
 
 RUN_OUTPUT_COLUMNS = ("team", "run", "task", "output")
 # The competition's own rule (puzzles.metrics): the figures the board ranks by.
@@ -106,20 +108,26 @@ def run_outputs_import(*, competition: Competition, stream: TextIO, file: str) -
         team = (row["team"] or "").strip()
         if not team:
             raise ImportFailure("team is empty", **where, field="team")
-        index = _index(row["run"], **where)
+        index = run_index(row["run"], **where)
         run = runs.get((team, index))
         if run is None:
             known = "it has no runs" if team not in teams else "no run with this index"
             raise ImportFailure(
-                f"no run {index} of team {_shown(team)!r} in the competition ({known}; "
+                f"no run {index} of team {shown(team)!r} in the competition ({known}; "
                 "import the runs first)",
                 **where,
                 field="team" if team not in teams else "run",
             )
+        if run.status == Run.Status.FAILED:
+            raise ImportFailure(
+                f"run {index} of {shown(team)!r} failed: a failed run has no outputs",
+                **where,
+                field="run",
+            )
         task_id = (row["task"] or "").strip()
         if task_id not in tasks:
             raise ImportFailure(
-                f"no task with id {_shown(task_id)!r} in the competition (name tasks by their "
+                f"no task with id {shown(task_id)!r} in the competition (name tasks by their "
                 "id, as in the competition's submission files)",
                 **where,
                 field="task",
@@ -127,7 +135,7 @@ def run_outputs_import(*, competition: Competition, stream: TextIO, file: str) -
         key = (team, index, task_id)
         if key in seen:
             raise ImportFailure(
-                f"a second output of run {index} of {_shown(team)!r} for task {task_id} "
+                f"a second output of run {index} of {shown(team)!r} for task {task_id} "
                 f"(first on line {seen[key]})",
                 **where,
                 field="task",
@@ -137,7 +145,7 @@ def run_outputs_import(*, competition: Competition, stream: TextIO, file: str) -
             run_output_scored(
                 run=run,
                 task=tasks[task_id],
-                text=row["output"] or "",
+                text=_answer(row["output"]),
                 place=where | {"field": "output"},
             )
         )
@@ -167,15 +175,7 @@ def _unit(value: float) -> float:
     return min(1.0, max(0.0, float(value)))
 
 
-def _shown(text: str | None) -> str:
-    shown = (text or "").strip()
-    return shown if len(shown) <= 20 else shown[:20] + "…"
-
-
-def _index(text: str | None, **where) -> int:
-    raw = (text or "").strip()
-    if not (raw.isascii() and raw.isdigit()):
-        raise ImportFailure(
-            f"{_shown(raw)!r} is not a run index (a whole number from 0)", **where, field="run"
-        )
-    return int(raw)
+def _answer(text: str | None) -> str:
+    # The competition's scorer read submissions with pandas: a cell such as "NA" or "nan"
+    # was a missing answer, as the system-output import reads it (puzzles.tabular).
+    return "" if not text or pandas_reads_missing(text) else text

@@ -105,9 +105,11 @@ def techniques_page(
 
 
 def teams_with_runs(competition: Competition) -> list[str]:
-    """The names of the competition's teams with runs, the choices of the tag form."""
+    """The names of the competition's teams with runs (ablation runs aside), the choices of
+    the tag form."""
     return list(
-        Run.objects.filter(system__competition=competition)
+        Run.objects.submissions()
+        .filter(system__competition=competition)
         .order_by("system__name")
         .values_list("system__name", flat=True)
         .distinct()

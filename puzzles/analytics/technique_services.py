@@ -20,9 +20,11 @@ from ioleval.errors import AppError
 from ..errors import ImportFailure
 from ..models import Competition, Run, Technique
 from ..tabular import csv_rows
+from .cells import run_index, shown
 from .models import TECHNIQUE_MAX
 
 TAG_COLUMNS = ("team", "run", "technique")
+MISSING_LISTED = 10  # run indices a refusal lists before "and N more"
 
 
 def technique_name(text: str | None, **where) -> str:
@@ -177,9 +179,9 @@ def tags_import(*, competition: Competition, stream: TextIO, file: str) -> TagsI
     (tags already there are kept; nothing is removed)."""
     runs = {
         (team, index): pk
-        for pk, team, index in Run.objects.filter(system__competition=competition).values_list(
-            "pk", "system__name", "run_index"
-        )
+        for pk, team, index in Run.objects.submissions()
+        .filter(system__competition=competition)
+        .values_list("pk", "system__name", "run_index")
     }
     teams = {team for team, _ in runs}
     tags: list[tuple[int, str]] = []
@@ -187,20 +189,16 @@ def tags_import(*, competition: Competition, stream: TextIO, file: str) -> TagsI
         where = {"file": file, "line": line}
         team = (row["team"] or "").strip()
         if team not in teams:
-            what = "team is empty" if not team else f"no team {_shown(team)!r} with runs"
+            what = "team is empty" if not team else f"no team {shown(team, 40)!r} with runs"
             raise ImportFailure(what, **where, field="team")
-        raw = (row["run"] or "").strip()
-        if not (raw.isascii() and raw.isdigit()):
-            raise ImportFailure(
-                f"{_shown(raw)!r} is not a run index (a whole number from 0)", **where, field="run"
-            )
-        if (team, int(raw)) not in runs:
-            raise ImportFailure(f"{team!r} has no run {int(raw)}", **where, field="run")
+        index = run_index(row["run"], **where)
+        if (team, index) not in runs:
+            raise ImportFailure(f"{shown(team, 40)!r} has no run {index}", **where, field="run")
         try:
             name = technique_name(row["technique"], **where)
         except AppError as exc:
             raise ImportFailure(exc.message, **where, field=exc.field) from None
-        tags.append((runs[(team, int(raw))], name))
+        tags.append((runs[(team, index)], name))
     if not tags:
         raise ImportFailure(
             f"no rows: expected a CSV with columns {', '.join(TAG_COLUMNS)}", file=file, line=1
@@ -229,20 +227,18 @@ def _team_runs(
 ) -> list[tuple[int, int]]:
     """Return (id, index) of the team's chosen runs, or refuse unknown ones."""
     have = dict(
-        Run.objects.filter(system__competition=competition, system__name=team).values_list(
-            "run_index", "pk"
-        )
+        Run.objects.submissions()
+        .filter(system__competition=competition, system__name=team)
+        .values_list("run_index", "pk")
     )
     if not have:
-        raise AppError(f"no team {_shown(team)!r} with runs", field="team")
+        raise AppError(f"no team {shown(team, 40)!r} with runs", field="team")
     indices = sorted(have) if runs is None else sorted(set(runs))
     if not indices:
         raise AppError("choose at least one run", field="runs")
     missing = [i for i in indices if i not in have]
     if missing:
-        raise AppError(f"{team} has no run {', '.join(str(i) for i in missing)}", field="runs")
+        listed = ", ".join(str(i) for i in missing[:MISSING_LISTED])
+        more = f" and {len(missing) - MISSING_LISTED} more" if len(missing) > MISSING_LISTED else ""
+        raise AppError(f"{shown(team, 40)} has no run {listed}{more}", field="runs")
     return [(have[i], i) for i in indices]
-
-
-def _shown(text: str) -> str:
-    return text if len(text) <= 40 else text[:40] + "…"

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..analytics.cells import MAX_INT
 from ..analytics.models import SUBMISSION_ID_MAX
 from ..analytics.run_output_imports import run_output_scored, run_outputs_replace
 from ..errors import ImportFailure
@@ -21,18 +22,26 @@ from .imports import ImportSummary
 # leaderboard.csv names runs as <team>_runNN.
 BOARD_RUN = re.compile(r"^(?P<team>.+)_run(?P<index>\d+)$")
 # The largest run index every database's PositiveIntegerField holds.
-MAX_RUN_INDEX = 2_147_483_647
+MAX_RUN_INDEX = MAX_INT
 
 
 def leaderboard_rows(path: Path) -> dict[str, tuple[int, dict[str, str | None]]]:
     """Return leaderboard.csv's rows by team, with their line numbers (none without a file)."""
     if not path.exists():
         return {}
+    rows: dict[str, tuple[int, dict[str, str | None]]] = {}
     with open_text(path) as handle:
-        return {
-            row["team"].strip(): (line, row)
-            for line, row in csv_rows(handle, file=str(path), required=("team",))
-        }
+        for line, row in csv_rows(handle, file=str(path), required=("team",)):
+            team = (row["team"] or "").strip()
+            if team in rows:
+                raise ImportFailure(
+                    f"a second row of team {team!r} (first on line {rows[team][0]})",
+                    file=str(path),
+                    line=line,
+                    field="team",
+                )
+            rows[team] = (line, row)
+    return rows
 
 
 @dataclass
@@ -45,6 +54,7 @@ class _RunSpec:
     public: float
     private: float
     scored: bool  # the run the board scored (its outputs are the team's predictions)
+    place: dict  # where its run index was read: file, line, field (for refusals)
 
 
 def iolai_runs_read(directory: Path, teams: set[str]) -> list[_RunSpec]:
@@ -100,6 +110,7 @@ def iolai_runs_read(directory: Path, teams: set[str]) -> list[_RunSpec]:
             ),
             private=_json_score(record.get("score"), file=file, field=f"{where}.score"),
             scored=True,
+            place={"file": file, "field": f"{where}.run_index"},
         )
         if "private_split_score" in record:
             _json_score(
@@ -148,6 +159,7 @@ def _best_run(
         public=public,
         private=private,
         scored=False,
+        place={"file": file, "line": line, "field": "best_run"},
     )
 
 
@@ -216,32 +228,56 @@ def iolai_runs_write(
     predictions: Mapping[str, tuple[Sequence[tuple[str, str, str]], Sequence[dict]]],
     summary: ImportSummary,
 ) -> None:
-    """Replace the runs of the teams in `runs`, with the scored runs' outputs: `predictions`
-    maps a team to its (task id, pred, explanation) rows and each row's place for refusals."""
+    """Store the runs of the teams in `runs` (updated in place by team and run index, with
+    their technique tags; the teams' other ordinary runs removed, their ablation runs kept),
+    with the scored runs' outputs: `predictions` maps a team to its (task id, pred,
+    explanation) rows and each row's place for refusals."""
     if not runs:
         return
     systems = {
         s.name: s
         for s in System.objects.filter(competition=competition, name__in={r.team for r in runs})
     }
-    Run.objects.filter(system__in=systems.values()).delete()
-    stored = Run.objects.bulk_create(
-        [
-            Run(
-                system=systems[r.team],
-                run_index=r.run_index,
-                submission_id=r.submission_id,
-                submitted_at=r.submitted_at,
-                status=Run.Status.SCORED,
-                public_score=r.public,
-                private_score=r.private,
-                selected_for_private=r.selected,
-                # index.json's record is the run the board scored; unselected, it was the
-                # board's fallback (picked_by "fallback-best-public").
-                board_fallback=r.scored and not r.selected,
+    # A run is kept by (team, index) and updated in place, so the organizers' technique tags
+    # survive a re-import; the teams' other ordinary runs go, their ablation runs stay.
+    existing = {
+        (run.system_id, run.run_index): run
+        for run in Run.objects.filter(system__in=systems.values())
+    }
+    stored: list[Run] = []
+    for r in runs:
+        system = systems[r.team]
+        run = existing.pop((system.pk, r.run_index), None)
+        if run is not None and run.condition:
+            raise ImportFailure(
+                f"run {r.run_index} of team {r.team!r} is an ablation run (condition "
+                f"{run.condition!r}): the board's run cannot take its index",
+                **r.place,
             )
-            for r in runs
-        ]
+        run = run or Run(system=system, run_index=r.run_index)
+        run.submission_id = r.submission_id
+        run.submitted_at = r.submitted_at
+        run.status, run.failure = Run.Status.SCORED, ""
+        run.public_score, run.private_score = r.public, r.private
+        run.selected_for_private = r.selected
+        # index.json's record is the run the board scored; unselected, it was the board's
+        # fallback (picked_by "fallback-best-public").
+        run.board_fallback = r.scored and not r.selected
+        stored.append(run)
+    Run.objects.filter(pk__in=[run.pk for run in existing.values() if not run.condition]).delete()
+    Run.objects.bulk_create([run for run in stored if run.pk is None])
+    Run.objects.bulk_update(
+        [run for run in stored if run.pk is not None],
+        [
+            "submission_id",
+            "submitted_at",
+            "status",
+            "failure",
+            "public_score",
+            "private_score",
+            "selected_for_private",
+            "board_fallback",
+        ],
     )
     outputs = [
         run_output_scored(run=run, task=tasks[task_id], text=pred, place=place)
@@ -249,6 +285,9 @@ def iolai_runs_write(
         if spec.scored
         for (task_id, pred, _), place in zip(*predictions[spec.team], strict=True)
     ]
-    run_outputs_replace(runs=stored, outputs=outputs)
+    # The scored runs' answers are the predictions; a best run's (imported from a CSV) stay.
+    run_outputs_replace(
+        runs=[run for spec, run in zip(runs, stored, strict=True) if spec.scored], outputs=outputs
+    )
     summary.created["runs"] = len(stored)
     summary.created["run outputs"] = len(outputs)

@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from puzzles.analytics.run_scores import ALL_TASKS, run_problem_scores
 from puzzles.analytics.run_selectors import runs_page
+from puzzles.analytics.technique_services import tags_add
 from puzzles.models import Competition, Run, RunOutput
 from tests.conftest import IOLAI_DIR
 
@@ -265,4 +266,59 @@ def test_bad_leaderboard_cells_are_refused_naming_file_line_and_field(layout, ch
     with pytest.raises(CommandError) as failure:
         _import(layout, slug="small")
     assert str(failure.value).startswith(f"{layout / 'leaderboard.csv'}, line 2, field '{field}'")
+    assert not Competition.objects.filter(slug="small").exists()
+
+
+@pytest.mark.django_db
+def test_reimport_keeps_technique_tags_and_ablation_runs(layout):
+    _import(layout, slug="small")
+    scored = Run.objects.get(system__competition__slug="small", run_index=8)
+    tags_add(competition=scored.system.competition, tags=[(scored.pk, "chain of thought")])
+    ablation = Run.objects.create(
+        system=scored.system,
+        run_index=1000,
+        submitted_at=scored.submitted_at,
+        status="scored",
+        public_score=0.1,
+        condition="no language name",
+        seed=1,
+    )
+    stray = Run.objects.create(
+        system=scored.system,
+        run_index=5,
+        submitted_at=scored.submitted_at,
+        status="failed",
+        failure="limit",
+    )
+    _import(layout, slug="small")
+    again = Run.objects.get(pk=scored.pk)  # the same row, updated in place
+    assert list(again.techniques.values_list("name", flat=True)) == ["chain of thought"]
+    assert again.outputs.count() == 14
+    assert Run.objects.filter(pk=ablation.pk).exists()
+    assert not Run.objects.filter(pk=stray.pk).exists()  # not on the board: replaced
+    assert sorted(r.run_index for r in _small_runs()) == [3, 8, 1000]
+
+
+@pytest.mark.django_db
+def test_a_board_run_on_an_ablation_runs_index_is_refused(layout):
+    _import(layout, slug="small")
+    best = Run.objects.get(system__competition__slug="small", run_index=3)
+    Run.objects.filter(pk=best.pk).update(condition="shuffled", seed=2)
+    with pytest.raises(CommandError) as failure:
+        _import(layout, slug="small")
+    assert str(failure.value).startswith(
+        f"{layout / 'leaderboard.csv'}, line 2, field 'best_run': run 3 of team 'arvindcr4' is "
+        "an ablation run"
+    )
+    assert Run.objects.get(pk=best.pk).condition == "shuffled"
+
+
+@pytest.mark.django_db
+def test_a_second_leaderboard_row_of_a_team_is_refused(layout):
+    path = layout / "leaderboard.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([*lines, lines[1]]) + "\n", encoding="utf-8")
+    with pytest.raises(CommandError) as failure:
+        _import(layout, slug="small")
+    assert str(failure.value).startswith(f"{path}, line 3, field 'team': a second row of team")
     assert not Competition.objects.filter(slug="small").exists()

@@ -55,6 +55,7 @@ def competition(db):
     _run(alpha, 1)
     _run(alpha, 2)
     _run(beta, 1)
+    Run.objects.create(system=beta, run_index=9, submitted_at=T0, status="failed", failure="limit")
     return competition
 
 
@@ -123,6 +124,9 @@ def test_import_replaces_only_the_runs_it_names(competition):
         ("Alpha,1,12026990100,x\n", 2, "task", "no task with id '12026990100'"),
         (f"Alpha,1,{A},x\nAlpha,1,{A},y\n", 3, "task", "first on line 2"),
         (f'Alpha,1,{A},x\nAlpha,1,{B},"[""a\\u0000""]"\n', 3, "output", "a NUL character"),
+        (f"Alpha,{2**31},{A},x\n", 2, "run", "not a run index"),
+        (f"Alpha,{'9' * 5000},{A},x\n", 2, "run", "not a run index"),
+        (f"Beta,9,{A},x\n", 2, "run", "failed: a failed run has no outputs"),
     ],
 )
 def test_refusals_name_file_line_field_and_write_nothing(competition, body, line, field, words):
@@ -162,7 +166,7 @@ def test_command_imports_and_refuses(competition, tmp_path):
 def test_run_problem_scores_against_a_hand_computation(competition):
     _import(competition, GOOD)
     runs = dict(Run.objects.values_list("run_index", "pk").filter(system__name="Alpha"))
-    beta = Run.objects.get(system__name="Beta").pk
+    beta = Run.objects.get(system__name="Beta", run_index=1).pk
     scores = run_problem_scores([runs[1], runs[2], beta])
     # Beta's run has no outputs: it has no figures.
     assert set(scores) == {runs[1], runs[2]}
@@ -230,3 +234,15 @@ def test_jurors_cannot_upload_and_anonymous_is_redirected(client, juror, competi
     upload.seek(0)
     assert client.post(url, {"outputs-file": upload, "import": "outputs"}).status_code == 403
     assert not RunOutput.objects.exists()
+
+
+def test_cells_pandas_reads_as_missing_are_empty_answers(competition):
+    # As the board read submissions: "NA" or "nan" is no answer, not the text "NA".
+    _import(competition, HEADER + f"Alpha,1,{A},NA\nAlpha,1,{B},nan\nAlpha,2,{B},NA cat\n")
+    stored = {
+        (o.run.run_index, o.task.external_id): o
+        for o in RunOutput.objects.select_related("run", "task")
+    }
+    assert stored[(1, A)].raw_text == "" and stored[(1, B)].raw_text == ""
+    assert (stored[(1, A)].exact_match, stored[(1, A)].chrf) == (0.0, 0.0)
+    assert stored[(2, B)].raw_text == "NA cat"

@@ -212,6 +212,10 @@ def test_import_stores_conditions_seeds_and_techniques(competition):
         ("Beta,1,2026-03-01,scored,,0.1,,0,,3,\n", "seed", "a seed needs a condition"),
         ("Beta,1,2026-03-01,scored,,0.1,,0," + "c" * 121 + ",1,\n", "condition", "longer"),
         ("Beta,1,2026-03-01,scored,,0.1,,0,,," + "t" * 121 + "\n", "techniques", "longer"),
+        ("Beta,1,2026-03-01,scored,,0.1,,0,cold,99999999999,\n", "seed", "not a seed"),
+        ("Beta,1,2026-03-01,scored,,0.1,,0,cold," + "9" * 5000 + ",\n", "seed", "not a seed"),
+        ("Beta,2147483648,2026-03-01,scored,,0.1,,0,,,\n", "run", "not a run index"),
+        ("Beta," + "9" * 5000 + ",2026-03-01,scored,,0.1,,0,,,\n", "run", "not a run index"),
     ],
 )
 def test_import_refuses_bad_ablation_and_technique_cells(competition, body, field, words):
@@ -220,6 +224,33 @@ def test_import_refuses_bad_ablation_and_technique_cells(competition, body, fiel
     assert (exc.value.line, exc.value.field) == (3, field)
     assert words in exc.value.message
     assert not Run.objects.exists() and not Technique.objects.exists()
+
+
+def test_technique_names_differing_in_case_are_one_technique(competition):
+    Technique.objects.create(competition=competition, name="Chain of thought")
+    _import(
+        competition,
+        ABLATION_HEADER
+        + "Alpha,1,2026-03-01,scored,,0.5,,1,,,Chain of Thought\n"
+        + "Alpha,2,2026-03-01,scored,,0.4,,0,,,chain of thought;CHAIN OF THOUGHT; voting \n",
+    )
+    assert list(Technique.objects.values_list("name", flat=True)) == [
+        "Chain of thought",
+        "voting",
+    ]
+    tagged = Run.techniques.through.objects.values_list("run__run_index", "technique__name")
+    assert sorted(tagged) == [(1, "Chain of thought"), (2, "Chain of thought"), (2, "voting")]
+
+
+def test_negative_seeds_and_what_an_import_replaced(competition):
+    first = _import(competition, ABLATION_HEADER + "Alpha,1,2026-03-01,scored,,0.5,,1,cold,-3,\n")
+    assert first.lines() == ["runs.csv: 1 runs of 1 teams stored, 0 failed"]
+    assert Run.objects.get().seed == -3
+    again = _import(competition, GOOD)
+    assert again.lines() == [
+        "runs.csv: 3 runs of 2 teams stored, 1 failed; the competition's 1 earlier runs "
+        "replaced (1 ablation runs and 0 answers per task with them)"
+    ]
 
 
 def test_import_refuses_a_missing_column(competition):

@@ -180,6 +180,16 @@ def competition(db):
                 status="scored",
                 public_score=0.3 + 0.1 * k + 0.05 * t,
             )
+    # An ablation run: the techniques page neither counts nor tags it.
+    Run.objects.create(
+        system=System.objects.get(competition=competition, name="Alpha"),
+        run_index=50,
+        submitted_at=T0,
+        status="scored",
+        public_score=0.9,
+        condition="no language name",
+        seed=1,
+    )
     return competition
 
 
@@ -225,6 +235,14 @@ def test_tag_refusals_write_nothing(competition, kwargs, field):
     assert not _tags(competition) and not Technique.objects.exists()
 
 
+def test_tagging_all_runs_leaves_ablation_runs_and_lists_few_missing(competition):
+    runs_tag(competition=competition, team="Alpha", runs=None, technique="voting")
+    assert _tags(competition) == [("Alpha", k, "voting") for k in (1, 2, 3)]
+    with pytest.raises(AppError) as exc:
+        runs_tag(competition=competition, team="Alpha", runs=list(range(1, 5000)), technique="x")
+    assert exc.value.message.endswith("has no run 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 and 4986 more")
+
+
 def test_untag_unknown_technique_is_refused(competition):
     with pytest.raises(AppError, match="no technique"):
         runs_untag(competition=competition, team="Alpha", runs=[1], technique="voting")
@@ -259,6 +277,8 @@ def test_import_adds_tags_and_keeps_old_ones(competition):
         ("Alpha,7,x\n", 3, "run", "no run 7"),
         ("Alpha,1,\n", 3, "technique", "empty"),
         ("Alpha,1," + "y" * 121 + "\n", 3, "technique", "longer than 120"),
+        ("Alpha," + "9" * 5000 + ",x\n", 3, "run", "not a run index"),
+        ("Alpha,50,x\n", 3, "run", "no run 50"),  # an ablation run: not a submission
     ],
 )
 def test_import_refusals_name_file_line_field_and_write_nothing(
