@@ -29,7 +29,7 @@ from django.db import transaction
 from ioleval.errors import AppError
 
 from ..errors import ImportFailure
-from ..models import Competition, Run, RunOutput, System
+from ..models import Competition, Run, RunOutput, System, Technique
 from ..tabular import csv_rows
 from .cells import run_index, shown
 from .cells import seed as cell_seed
@@ -149,6 +149,8 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
             competition=competition,
             tags=[(run.pk, name) for run, names in zip(runs, tags, strict=True) for name in names],
         )
+        # A technique on no run any more leaves the list, as on the page.
+        Technique.objects.filter(competition=competition, runs__isnull=True).delete()
     return RunsImport(
         file=file,
         runs=len(runs),

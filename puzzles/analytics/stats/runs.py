@@ -68,7 +68,7 @@ class SelectionCheck:
     """A team's run on the private board against its best runs. That run is the one the team
     selected; a team that selected none is scored on its best public run (`fallback`), as the 2026 board did
     ("fallback-best-public"): the run marked `board_fallback` when the import knows it, else
-    the best public, the latest of equals. Indices and scores are None where the team has
+    the best public. Indices and scores are None where the team has
     no such run (no scored run, no run with a private score)."""
 
     team: str
@@ -181,11 +181,9 @@ def selection_checks(runs: Iterable[RunFacts]) -> list[SelectionCheck]:
         chosen = next((r for r in rs if r.selected), None)
         fallback = chosen is None and best_public is not None
         if fallback:
-            # The run the board says it took (an import that knows), else the best public;
-            # among equal public scores the latest.
-            chosen = next((r for r in scored if r.board_fallback), None) or max(
-                (r for r in scored if r.public == best_public.public), key=lambda r: r.run
-            )
+            # The run the board says it took (an import that knows), else the best public
+            # (ties to the earliest, as every best run here).
+            chosen = next((r for r in scored if r.board_fallback), best_public)
         out.append(
             SelectionCheck(
                 team,

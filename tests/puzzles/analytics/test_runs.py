@@ -246,7 +246,9 @@ def test_negative_seeds_and_what_an_import_replaced(competition):
     first = _import(competition, ABLATION_HEADER + "Alpha,1,2026-03-01,scored,,0.5,,1,cold,-3,\n")
     assert first.lines() == ["runs.csv: 1 runs of 1 teams stored, 0 failed"]
     assert Run.objects.get().seed == -3
+    Technique.objects.create(competition=competition, name="on no run")
     again = _import(competition, GOOD)
+    assert not Technique.objects.exists()
     assert again.lines() == [
         "runs.csv: 3 runs of 2 teams stored, 1 failed; the competition's 1 earlier runs "
         "replaced (1 ablation runs and 0 answers per task with them)"
