@@ -6,16 +6,20 @@ The reference is the condition the organizer picks among the competition's condi
 without a valid pick it is `default_reference`: a condition named "reference", "baseline",
 "full" or "none" (any case), else the condition with the most runs. Only runs with outputs
 (RunOutput rows) count; a run with a condition but no outputs is counted on the page and
-left out of the figures (its public score is not used).
+left out of the figures (its public score is not used). Runs' outputs and the tasks are
+read as `run_scores` reads them, and scored by the one rule of `stats.scores`; both sides
+of a change are scored over the tasks every run compared answered (`tasks_compared` of
+`tasks_total` in the exports).
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
 
-from ..models import Competition, Run, RunOutput, Task
-from .stats.ablations import AblationRun, Change, TaskRef, ablation_changes, default_reference
+from ..models import Competition, Run, RunOutput
+from .run_scores import run_outputs, task_refs
+from .stats.ablations import AblationRun, Change, ablation_changes, default_reference
 
 ALL_TASKS = "all"
 EXPORT_HEADER = [
@@ -32,6 +36,8 @@ EXPORT_HEADER = [
     "n_reference_seeds",
     "n_condition_seeds",
     "flagged",
+    "tasks_compared",
+    "tasks_total",
     "note",
 ]
 
@@ -101,7 +107,9 @@ class AblationsPage:
                 c.n_reference,
                 c.n_condition,
                 "yes" if c.flagged else "no",
-                c.interval.note,
+                c.tasks_compared,
+                c.tasks_total,
+                c.note,
             ]
             for c in self.changes
         ]
@@ -126,19 +134,10 @@ def ablations_page(competition: Competition, reference: str | None = None) -> Ab
         .order_by("system__name", "run_index")
         .values_list("pk", "system__name", "condition", "seed", "run_index")
     )
-    outputs: dict[int, dict[int, tuple[float, float]]] = defaultdict(dict)
-    for run_id, task_id, em, chrf in (
-        RunOutput.objects.filter(run__system__competition=competition)
-        .exclude(run__condition="")
-        .values_list("run_id", "task_id", "exact_match", "chrf")
-    ):
-        outputs[run_id][task_id] = (em, chrf)
-    tasks = [
-        TaskRef(*row)
-        for row in Task.objects.filter(problem__competition=competition)
-        .order_by("problem__number", "number")
-        .values_list("pk", "problem__number", "weight")
-    ]
+    outputs, _ = run_outputs(
+        RunOutput.objects.filter(run__system__competition=competition).exclude(run__condition="")
+    )
+    tasks = task_refs([competition.pk])[competition.pk]
     counts = Counter(condition for _, _, condition, _, _ in runs)
     with_outputs = Counter(condition for pk, _, condition, _, _ in runs if outputs.get(pk))
     conditions = [ConditionCount(c, counts[c], with_outputs[c]) for c in sorted(counts)]

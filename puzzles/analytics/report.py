@@ -145,7 +145,9 @@ def oracle_json(competition: Competition) -> dict:
     """Each saved oracle: members, the member that supplies each task, its board score and
     the share its top member carries (first listed on a tie). The members are recombined by
     the preview's rule in their saved order, the order the oracle was saved in; the
-    recombined score differs from the board score only if outputs changed since."""
+    recombined score differs from the board score only if outputs changed since, or if a
+    member was deleted or renamed: such members are listed (`missing_members`) and a
+    `note` says they supply nothing to the recombination."""
     page = oracle_page(competition)
     if not page.oracles:
         return unavailable("No oracle ensemble saved (the oracle page or manage.py oracle_create).")
@@ -157,6 +159,16 @@ def oracle_json(competition: Competition) -> dict:
         if not members:
             oracles.append({**entry, "note": "The oracle lists no members."})
             continue
+        known = {s.name for s in data.systems}
+        missing = [m for m in members if m not in known]
+        if missing:
+            entry["missing_members"] = missing
+            entry["note"] = (
+                f"Member{'s' if len(missing) > 1 else ''} no longer in the competition "
+                f"(deleted or renamed): {', '.join(missing)}. "
+                f"{'They supply' if len(missing) > 1 else 'It supplies'} no task to the "
+                "recombined score, which is why it can fall below the board score."
+            )
         combined = data.combine(members)
         top = max(combined.shares, key=lambda s: s.share)
         oracles.append(

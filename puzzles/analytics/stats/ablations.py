@@ -3,12 +3,20 @@ condition (such as "no language information") instead of the reference condition
 95% interval across seeds. Pure: no Django; plain `AblationRun` and `TaskRef` in,
 dataclasses out.
 
-A run's score follows the competition's rule (`puzzles.metrics.aggregate`): the weighted
-mean EM and the weighted mean chrF over the tasks by their weight, score = sqrt(EM x chrF),
-4 decimals, 0 when the tasks weigh nothing; a task the run has no output for counts as 0,
-as on the board. Only runs with at least one output count: the overall figure is over all
-the competition's tasks; a problem's figure only over runs with an output on one of its
-tasks (a run made for two problems says nothing about a third).
+A run's score follows the one rule of `stats.scores` (the competition's, through
+`puzzles.metrics.aggregate`): the weighted mean EM and the weighted mean chrF over a set
+of tasks by their weight, score = sqrt(EM x chrF), 4 decimals, 0 when the tasks weigh
+nothing. Only runs with at least one output count.
+
+Like with like: the two sides are scored over the same tasks. For the overall change the
+tasks compared are those every run of the model under the condition and under the
+reference has an output on; for a problem, the problem's tasks that every run answering
+one of them has an output on (a run made for two problems says nothing about a third).
+A task one run lacks is left out for all, never counted as 0 on one side only: otherwise
+a condition whose runs answered problems 1-2 only would show a large, flagged drop that
+reflects coverage, not the condition. When fewer than all the scope's tasks are compared,
+`tasks_compared` says how many and `note` says so ("over k of n tasks"); a change over
+fewer tasks is flagged by the same rule, as it compares like with like.
 
 A seed is one sample. Two runs of one model, condition and seed are averaged; a run without
 a seed is a sample of its own. The change is the mean over the condition's samples minus
@@ -28,22 +36,14 @@ from dataclasses import dataclass
 
 from scipy import stats as sps
 
-from ...metrics import aggregate
+from .scores import TaskRef, answered, by_problem, score_over
+from .scores import run_figures as run_figures  # re-exported: the rule lives in stats.scores
 
 CONFIDENCE = 0.95
 MIN_SEEDS = 2
 PAIRED = "paired"
 WELCH = "Welch"
 DEFAULT_NAMES = ("reference", "baseline", "full", "none")
-
-
-@dataclass(frozen=True)
-class TaskRef:
-    """What aggregation needs of a task."""
-
-    id: int
-    problem: int
-    weight: float
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,14 @@ class Change:
     n_reference: int
     n_condition: int
     interval: Interval
+    tasks_compared: int = 0  # the tasks both sides are scored over
+    tasks_total: int = 0  # the scope's tasks: all the competition's, or the problem's
+    coverage_note: str = ""
+
+    @property
+    def note(self) -> str:
+        """Say over which tasks the change is taken (when not all) and why no interval."""
+        return " ".join(n for n in (self.coverage_note, self.interval.note) if n)
 
     @property
     def change(self) -> float | None:
@@ -106,23 +114,6 @@ def default_reference(run_counts: Mapping[str, int]) -> str | None:
     if not run_counts:
         return None
     return min(run_counts, key=lambda c: (-run_counts[c], c))
-
-
-def run_figures(
-    outputs: Mapping[int, tuple[float, float]], tasks: Sequence[TaskRef]
-) -> tuple[float, dict[int, float]]:
-    """Return a run's overall score and its score per problem it has an output on."""
-    rows = {t.id: (t.weight, *outputs.get(t.id, (0.0, 0.0))) for t in tasks}
-    overall = aggregate(rows.values()).score
-    by_problem: dict[int, list[TaskRef]] = defaultdict(list)
-    for task in tasks:
-        by_problem[task.problem].append(task)
-    per_problem = {
-        number: aggregate(rows[t.id] for t in group).score
-        for number, group in sorted(by_problem.items())
-        if any(t.id in outputs for t in group)
-    }
-    return overall, per_problem
 
 
 def change_interval(
@@ -169,6 +160,11 @@ _NO_SPREAD = (
 )
 
 
+_NO_COMMON_TASK = (
+    "No change: no task is answered by every run compared, so there is nothing to compare."
+)
+
+
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values)
 
@@ -187,46 +183,70 @@ def ablation_changes(
 ) -> list[Change]:
     """Return per model (by name), per condition other than the reference (by name): the
     overall change, then the change on each problem some of its runs answered."""
-    scored: dict[tuple[str, str], list[tuple[AblationRun, float, dict[int, float]]]] = defaultdict(
-        list
-    )
+    grouped: dict[tuple[str, str], list[AblationRun]] = defaultdict(list)
     for run in runs:
-        if not run.outputs:
-            continue
-        overall, per_problem = run_figures(run.outputs, tasks)
-        scored[(run.system, run.condition)].append((run, overall, per_problem))
-    systems = sorted({s for s, _ in scored})
-    conditions = sorted({c for _, c in scored} - {reference})
+        if run.outputs:
+            grouped[(run.system, run.condition)].append(run)
+    problems = by_problem(tasks)
+    systems = sorted({s for s, _ in grouped})
+    conditions = sorted({c for _, c in grouped} - {reference})
     changes: list[Change] = []
     for system in systems:
-        ref_runs = scored.get((system, reference), [])
+        ref_runs = grouped.get((system, reference), [])
         for condition in conditions:
-            cond_runs = scored.get((system, condition), [])
+            cond_runs = grouped.get((system, condition), [])
             if not cond_runs:
                 continue
-            problems = sorted({n for _, _, p in [*ref_runs, *cond_runs] for n in p})
-            keys: list[int | None] = [None, *problems]
-            for problem in keys:
-                ref = _samples(_pick(ref_runs, problem))
-                cond = _samples(_pick(cond_runs, problem))
-                changes.append(
-                    Change(
-                        system=system,
-                        condition=condition,
-                        problem=problem,
-                        reference_mean=_mean(list(ref.values())) if ref else None,
-                        condition_mean=_mean(list(cond.values())) if cond else None,
-                        n_reference=len(ref),
-                        n_condition=len(cond),
-                        interval=change_interval(ref, cond),
-                    )
-                )
+            scopes: list[tuple[int | None, Sequence[TaskRef]]] = [(None, tasks)]
+            scopes += [
+                (number, group)
+                for number, group in problems.items()
+                if any(answered(r.outputs, group) for r in [*ref_runs, *cond_runs])
+            ]
+            for problem, scope in scopes:
+                changes.append(_change(system, condition, problem, scope, ref_runs, cond_runs))
     return changes
 
 
-def _pick(
-    runs: Sequence[tuple[AblationRun, float, dict[int, float]]], problem: int | None
-) -> list[tuple[AblationRun, float]]:
-    if problem is None:
-        return [(run, overall) for run, overall, _ in runs]
-    return [(run, per[problem]) for run, _, per in runs if problem in per]
+def compared_tasks(runs: Iterable[AblationRun], scope: Sequence[TaskRef]) -> list[TaskRef]:
+    """Return the tasks of `scope` that every run answering one of them has an output on."""
+    present = [r for r in runs if answered(r.outputs, scope)]
+    return [t for t in scope if all(t.id in r.outputs for r in present)]
+
+
+def _change(
+    system: str,
+    condition: str,
+    problem: int | None,
+    scope: Sequence[TaskRef],
+    ref_runs: Sequence[AblationRun],
+    cond_runs: Sequence[AblationRun],
+) -> Change:
+    ref_in = [r for r in ref_runs if answered(r.outputs, scope)]
+    cond_in = [r for r in cond_runs if answered(r.outputs, scope)]
+    compared = compared_tasks([*ref_in, *cond_in], scope)
+    ref = _samples((r, score_over(r.outputs, compared)) for r in ref_in)
+    cond = _samples((r, score_over(r.outputs, compared)) for r in cond_in)
+    coverage = ""
+    if compared and len(compared) < len(scope):
+        coverage = (
+            f"Over {len(compared)} of {len(scope)} tasks, those every run compared answered "
+            f"(condition runs answer {len(compared_tasks(cond_in, scope))}, reference runs "
+            f"{len(compared_tasks(ref_in, scope))})."
+        )
+    interval = change_interval(ref, cond)
+    if not compared:
+        interval = Interval(None, None, None, "", _NO_COMMON_TASK)
+    return Change(
+        system=system,
+        condition=condition,
+        problem=problem,
+        reference_mean=_mean(list(ref.values())) if ref and compared else None,
+        condition_mean=_mean(list(cond.values())) if cond and compared else None,
+        n_reference=len(ref),
+        n_condition=len(cond),
+        interval=interval,
+        tasks_compared=len(compared),
+        tasks_total=len(scope),
+        coverage_note=coverage,
+    )

@@ -13,8 +13,9 @@ is known only for the runs scored on the private board (mostly the selected ones
   that happens to use a technique) cancel out.
 - Its 95% interval: `scipy.stats.bootstrap` over the teams' differences (teams resampled
   with replacement; percentile by default, BCa on request; a fixed seed, so the page, the
-  chart, the exports and the report agree). With fewer than two teams there is no
-  interval, and a sentence (`note`) says why.
+  chart, the exports and the report agree). With fewer than two teams, or when every
+  team's difference is the same (no spread: a bootstrap would give a zero-width interval),
+  there is no interval, and a sentence (`note`) says why, as for the ablations.
 
 An effect is an association within teams, not proof of cause: a team may have turned a
 technique on together with other changes.
@@ -150,14 +151,15 @@ def bootstrap_interval(
     confidence: float = CONFIDENCE,
 ) -> tuple[float, float] | None:
     """Return the bootstrap interval of the mean of `values` (scipy.stats.bootstrap), or
-    None when it cannot be given (fewer than two values, or scipy finds no interval)."""
+    None when it cannot be given (fewer than two values, no spread at all, or scipy finds
+    no interval)."""
     if len(values) < MIN_TEAMS:
         return None
     data = np.asarray(values, dtype=float)
     if np.ptp(data) == 0:
-        # Every resample has the same mean: the interval is that one value (scipy's BCa
-        # would answer nan and warn).
-        return float(data[0]), float(data[0])
+        # Every resample has the same mean: a zero-width "interval" would claim a certainty
+        # the data do not give (and scipy's BCa would answer nan and warn).
+        return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sps.DegenerateDataWarning)
         result = sps.bootstrap(
@@ -209,6 +211,8 @@ def _effect(
             note="No interval: only one team has scored runs both with and without it "
             f"(a bootstrap over teams needs at least {MIN_TEAMS}).",
         )
+    if len({round(d.difference, 12) for d in differences}) == 1:
+        return _with(base, effect=effect, note=_NO_SPREAD.format(n=n))
     interval = bootstrap_interval(
         [d.difference for d in differences],
         resamples=resamples,
@@ -222,6 +226,12 @@ def _effect(
     if n < 5:
         note = f"Only {n} teams: the interval is rough."
     return _with(base, effect=effect, low=interval[0], high=interval[1], note=note)
+
+
+_NO_SPREAD = (
+    "No interval: all {n} teams' differences are the same, so resampling them has no spread "
+    "to build one from."
+)
 
 
 def _order(name: str) -> tuple[str, str]:

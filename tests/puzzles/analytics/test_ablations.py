@@ -17,6 +17,7 @@ from scipy import stats as sps
 from puzzles.analytics.ablation_charts import ablation_forest
 from puzzles.analytics.ablation_demo import CONDITIONS, REFERENCE, SEEDS, ablations_demo_load
 from puzzles.analytics.ablation_selectors import EXPORT_HEADER, ablations_json, ablations_page
+from puzzles.analytics.run_scores import ALL_TASKS, run_problem_scores
 from puzzles.analytics.stats.ablations import (
     PAIRED,
     WELCH,
@@ -27,6 +28,7 @@ from puzzles.analytics.stats.ablations import (
     default_reference,
     run_figures,
 )
+from puzzles.analytics.stats.scores import score_over
 from puzzles.models import Competition, Problem, Run, RunOutput, System, Task
 from tests.puzzles.analytics.queries import assert_constant_queries
 
@@ -138,11 +140,63 @@ def test_changes_per_model_condition_and_problem():
     assert overall.n_reference == 2 and overall.n_condition == 2
     assert overall.interval.method == PAIRED
     assert problem2.n_condition == 0 and problem2.change is None
-    ref_p1 = [run_figures(r.outputs, TASKS)[1][1] for r in runs[:3]]
+    # The cut runs answered task 1 only: both sides are scored over task 1 alone, overall
+    # (1 of 4 tasks) and on problem 1 (1 of its 2 tasks).
+    ref_p1 = [score_over(r.outputs, TASKS[:1]) for r in runs[:3]]
     expected_ref = (ref_p1[0] + (ref_p1[1] + ref_p1[2]) / 2) / 2
     assert problem1.reference_mean == pytest.approx(expected_ref)
+    assert overall.reference_mean == pytest.approx(expected_ref)
+    assert (overall.tasks_compared, overall.tasks_total) == (1, 4)
+    assert (problem1.tasks_compared, problem1.tasks_total) == (1, 2)
+    assert "Over 1 of 4 tasks" in overall.note and "condition runs answer 1" in overall.note
+    assert (problem2.tasks_compared, problem2.tasks_total) == (1, 1) and not problem2.coverage_note
     n = next(c for c in changes if c.system == "N" and c.problem is None)
     assert n.change is None and n.n_reference == 0 and not n.flagged
+
+
+def _coverage_runs(cond_tasks):
+    """Reference runs answer every task, condition runs only `cond_tasks`; on the tasks both
+    answered the condition changes nothing but the seeds' wobble."""
+    runs = []
+    for seed in (1, 2, 3):
+        wobble = seed / 100
+        full = {t.id: (0.8 + wobble, 0.9) for t in TASKS}
+        runs.append(_run("M", "ref", seed, seed, full))
+        cut = {k: v for k, v in full.items() if k in cond_tasks}
+        cut = {k: (em - (0.01 if seed == 2 else 0.0), chrf) for k, (em, chrf) in cut.items()}
+        runs.append(_run("M", "cut", seed, 10 + seed, cut))
+    return runs
+
+
+def test_a_condition_answering_fewer_tasks_is_compared_over_the_shared_tasks():
+    # The condition's runs answer problem 1 only (tasks 1, 2), the reference's every task.
+    changes = ablation_changes(_coverage_runs({1, 2}), TASKS, "ref")
+    overall = next(c for c in changes if c.problem is None)
+    # Counting the missing tasks as 0 would give a drop of about -0.4, flagged.
+    assert overall.change == pytest.approx(-0.01 / 3, abs=0.002)
+    assert not overall.flagged
+    assert (overall.tasks_compared, overall.tasks_total) == (2, 4)
+    assert overall.note.startswith("Over 2 of 4 tasks")
+    assert "condition runs answer 2, reference runs 4" in overall.note
+    per_problem = {c.problem: c for c in changes if c.problem is not None}
+    assert per_problem[1].tasks_compared == per_problem[1].tasks_total == 2
+    assert per_problem[1].change == pytest.approx(overall.change, abs=0.002)
+    assert per_problem[2].change is None and per_problem[2].n_condition == 0
+
+
+def test_runs_sharing_no_task_give_no_change():
+    changes = ablation_changes(_coverage_runs(set()) + [], TASKS, "ref")
+    assert changes == []  # the condition's runs have no outputs: nothing to compare
+    runs = [
+        _run("M", "ref", 1, 1, {1: (1.0, 1.0)}),
+        _run("M", "ref", 2, 2, {1: (1.0, 1.0)}),
+        _run("M", "cut", 1, 3, {3: (0.5, 0.5)}),
+        _run("M", "cut", 2, 4, {3: (0.5, 0.5)}),
+    ]
+    overall = ablation_changes(runs, TASKS, "ref")[0]
+    assert overall.problem is None and overall.tasks_compared == 0
+    assert overall.change is None and not overall.flagged
+    assert overall.reference_mean is None and "nothing to compare" in overall.note
 
 
 def test_forest_chart_marks_flags_by_shape_and_text_and_escapes():
@@ -251,6 +305,43 @@ def test_ablations_json_for_the_report(db):
     assert first["model"] == "S0" and first["problem"] == "all" and first["flagged"] == "yes"
 
 
+def test_page_and_json_say_over_how_many_tasks_a_change_is_taken(organizer_client):
+    competition = _build("abl-cover", n_systems=1)
+    RunOutput.objects.filter(run__condition="no names", task__problem__number=2).delete()
+    data = json.loads(json.dumps(ablations_json(competition)))
+    overall = data["changes"][0]
+    assert overall["problem"] == "all"
+    assert (overall["tasks_compared"], overall["tasks_total"]) == (2, 4)
+    assert overall["note"].startswith("Over 2 of 4 tasks")
+    # Over problem 1's tasks alone the overall change is problem 1's change.
+    problem1 = next(c for c in data["changes"] if c["problem"] == 1)
+    assert overall["change"] == pytest.approx(problem1["change"])
+    url = reverse("puzzles:analytics_ablations", args=[competition.slug])
+    text = organizer_client.get(url).content.decode()
+    assert "Tasks compared" in text and "2 of 4" in text and "Over 2 of 4 tasks" in text
+    assert "Like with like" in text
+
+
+def test_ablations_score_runs_as_run_problem_scores_does(db):
+    competition = _build("abl-same", n_systems=1, seeds=(1, 2))
+    # One reference run made for problem 1 only: no problem 2 figure, not a zero one.
+    short = Run.objects.get(condition="baseline", seed=2)
+    RunOutput.objects.filter(run=short, task__problem__number=2).delete()
+    runs = Run.objects.filter(system__competition=competition).exclude(condition="")
+    scores = run_problem_scores(runs.values_list("pk", flat=True))
+    assert set(scores[short.pk]) == {1, ALL_TASKS}
+    page = ablations_page(competition)
+    by_problem = {c.problem: c for c in page.changes}
+    for problem in (1, 2):
+        ref = [
+            scores[pk][problem]
+            for pk in runs.filter(condition="baseline").values_list("pk", flat=True)
+            if problem in scores[pk]
+        ]
+        assert by_problem[problem].reference_mean == pytest.approx(sum(ref) / len(ref))
+    assert by_problem[2].n_reference == 1
+
+
 def test_page_chart_and_exports_use_constant_queries(organizer_client):
     small = _build("abl-small", n_systems=1, seeds=(1, 2))
     large = _build("abl-large", n_systems=6, conditions=("baseline", "a", "b"), seeds=(1, 2, 3, 4))
@@ -295,6 +386,7 @@ def test_exports(organizer_client):
     rows = list(load_workbook(io.BytesIO(xlsx.content)).active.values)
     assert rows[0][0] == "model" and len(rows) == 7
     assert rows[1][:4] == ("S0", "no names", "baseline", "all") and rows[1][12] == "yes"
+    assert rows[0][13:16] == ("tasks_compared", "tasks_total", "note") and rows[1][13:15] == (4, 4)
     assert organizer_client.get(url.replace(".csv", ".pdf")).status_code == 404
 
 

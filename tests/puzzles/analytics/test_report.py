@@ -23,7 +23,7 @@ from puzzles.analytics.report import SECTIONS, analytics_json, json_safe
 from puzzles.analytics.run_imports import runs_import
 from puzzles.analytics.run_selectors import runs_page
 from puzzles.analytics.tier_selectors import tiers_page
-from puzzles.models import Competition
+from puzzles.models import Competition, System
 from puzzles.services import competition_rescore
 from tests.puzzles.factories import (
     CompetitionFactory,
@@ -259,6 +259,26 @@ def test_golden_figures_of_the_small_competition():
     assert probes["Alpha"]["accuracy"]["lexicon"] == {"n": 4, "correct": 3, "accuracy": 0.75}
     assert probes["Probe-only"]["system"] is False
     assert probes["Probe-only"]["automatic_score"] is None
+
+
+def test_an_oracle_whose_member_is_gone_says_so():
+    competition = _built()
+    intact = _json(competition)["oracle"]["oracles"][0]
+    assert "note" not in intact and "missing_members" not in intact
+    System.objects.filter(competition=competition, name="Beta").update(name="Beta v2")
+    cache.clear()
+    (oracle,) = _json(competition)["oracle"]["oracles"]
+    assert oracle["members"] == ["Alpha", "Beta"]
+    assert oracle["missing_members"] == ["Beta"]
+    assert "no longer in the competition (deleted or renamed): Beta." in oracle["note"]
+    # Beta supplies nothing: the recombination is Alpha's alone, below the board score.
+    assert [t["member"] for t in oracle["tasks"]] == ["Alpha", "Alpha"]
+    assert oracle["recombined_score"] < oracle["score"]
+    System.objects.filter(competition=competition, name="Alpha").delete()
+    cache.clear()
+    (oracle,) = _json(competition)["oracle"]["oracles"]
+    assert oracle["missing_members"] == ["Alpha", "Beta"]
+    assert oracle["note"].startswith("Members no longer") and "They supply" in oracle["note"]
 
 
 def test_each_section_equals_its_page_on_the_demo(demo_competition):

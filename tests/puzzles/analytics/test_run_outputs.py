@@ -170,9 +170,10 @@ def test_run_problem_scores_against_a_hand_computation(competition):
     scores = run_problem_scores([runs[1], runs[2], beta])
     # Beta's run has no outputs: it has no figures.
     assert set(scores) == {runs[1], runs[2]}
-    # Run 1: problem 1 EM = chrF = (1 x 0.5 + 2 x 1) / 3; problem 2 unanswered; overall
-    # EM = chrF = (0.5 + 2 + 0) / 4.
-    assert scores[runs[1]] == {1: round(2.5 / 3, 4), 2: 0.0, ALL_TASKS: 0.625}
+    # Run 1: problem 1 EM = chrF = (1 x 0.5 + 2 x 1) / 3; problem 2 unanswered, so it has
+    # no figure (not a zero one, as in the ablations); overall, over all tasks, the
+    # unanswered task counts 0: EM = chrF = (0.5 + 2 + 0) / 4.
+    assert scores[runs[1]] == {1: round(2.5 / 3, 4), ALL_TASKS: 0.625}
     # Run 2: problem 1 EM = chrF = (1 + 2 x 0) / 3; problem 2 EM 0 so score 0; overall
     # EM = 1/4, chrF = (1 + 0 + 35/79) / 4, score = sqrt(EM x chrF).
     overall = (0.25 * (1 + 35 / 79) / 4) ** 0.5

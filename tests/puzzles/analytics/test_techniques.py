@@ -130,11 +130,16 @@ def test_fewer_than_two_teams_give_no_interval_and_say_why():
     assert bootstrap_interval([0.3]) is None
 
 
-def test_equal_differences_give_a_point_interval():
+def test_equal_differences_give_no_interval_and_say_why():
     runs = [_run(t, k, 0.5 + 0.1 * (k == 1), *(["x"] * (k == 1))) for t in "ABC" for k in (1, 2)]
     for method in ("percentile", "BCa"):
         (x,) = technique_effects(runs, method=method)
-        assert (x.low, x.high) == pytest.approx((0.1, 0.1))
+        assert x.effect == pytest.approx(0.1) and x.n == 3
+        assert x.low is None and x.high is None and not x.has_interval
+        assert "No interval" in x.note and "the same" in x.note
+        sentence = effect_sentence(x)
+        assert "95% interval" not in sentence and "no spread" in sentence
+    assert bootstrap_interval([0.1, 0.1, 0.1]) is None
 
 
 def test_bad_parameters_and_missing_scores():
