@@ -80,14 +80,14 @@ def techniques_page(
         .order_by("system__name", "run_index")
         .values_list("pk", "system__name", "run_index", "status", "public_score")
     )
-    tags: dict[int, set[str]] = defaultdict(set)
+    tagged: dict[int, set[str]] = defaultdict(set)
     for run_id, name in Run.techniques.through.objects.filter(
         run__system__competition=competition, run__condition=""
     ).values_list("run_id", "technique__name"):
-        tags[run_id].add(name)
+        tagged[run_id].add(name)
     names = list(Technique.objects.filter(competition=competition).values_list("name", flat=True))
     facts = [
-        TaggedRun(team=team, run=index, score=score, techniques=frozenset(tags.get(pk, ())))
+        TaggedRun(team=team, run=index, score=score, techniques=frozenset(tagged.get(pk, ())))
         for pk, team, index, status, score in runs
         if status == Run.Status.SCORED and score is not None
     ]
@@ -97,7 +97,7 @@ def techniques_page(
         teams=list(dict.fromkeys(team for _, team, _, _, _ in runs)),
         runs=len(runs),
         scored_runs=len(facts),
-        tagged_runs=sum(1 for pk, *_ in runs if tags.get(pk)),
+        tagged_runs=sum(1 for pk, *_ in runs if tagged.get(pk)),
         rows=[TechniqueRow(e, effect_sentence(e)) for e in effects],
         resamples=resamples,
         method=method,

@@ -33,7 +33,7 @@ def test_organizer_sorts_expands_and_exports_the_screen(page, live_server, demo)
     page.goto(f"{live_server.url}/c/demo/jury/")
     page.click("text=Screen the systems' explanations")
     page.wait_for_url(re.compile(r"/c/demo/review/explanations/$"))
-    assert len(_first_column(page)) == 8  # every system, selected or not
+    assert len(_first_column(page)) == 9  # every system, selected or not (the oracle too)
 
     page.click("thead th >> text=Missing")  # shares sort worst first
     page.wait_for_url(re.compile(r"[?&]sort=-missing(&|$)"))
