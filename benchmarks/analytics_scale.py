@@ -43,12 +43,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scale import report  # noqa: E402  (the repository is on the path from here)
 from benchmarks.scale.analytics import build_analytics  # noqa: E402
+from benchmarks.scale.cli import run_in_scratch_database  # noqa: E402
 from benchmarks.scale.database import (  # noqa: E402
     HOST,
-    SetupError,
     analyze,
     django_setup,
-    scratch_database,
 )
 from benchmarks.scale.timing import load_average  # noqa: E402
 
@@ -105,15 +104,14 @@ def parse_args(argv=None) -> argparse.Namespace:
 def main(argv=None) -> int:
     args = parse_args(argv)
     say = report.printer(args.json)
-    try:
-        with scratch_database(args.database_url, keep=args.keep):
-            result = run(args, say)
-    except SetupError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 3
-    if args.json:
-        report.json_print(result)
-    return 0 if result["ok"] else 1
+
+    def measured() -> int:
+        result = run(args, say)
+        if args.json:
+            report.json_print(result)
+        return 0 if result["ok"] else 1
+
+    return run_in_scratch_database(args, measured)
 
 
 def run(args, say) -> dict:

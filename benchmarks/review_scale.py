@@ -47,12 +47,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scale import report  # noqa: E402  (the repository is on the path from here)
 from benchmarks.scale.bulk import jury_complete  # noqa: E402
+from benchmarks.scale.cli import run_in_scratch_database  # noqa: E402
 from benchmarks.scale.data import build_board, build_jury  # noqa: E402
 from benchmarks.scale.database import (  # noqa: E402
-    SetupError,
     analyze,
     django_setup,
-    scratch_database,
 )
 from benchmarks.scale.review import agreement, dashboard  # noqa: E402
 from benchmarks.scale.timing import load_average  # noqa: E402
@@ -89,15 +88,14 @@ def main(argv=None) -> int:
     if args.blas_threads:  # before numpy is first imported (in django_setup's apps)
         os.environ["OPENBLAS_NUM_THREADS"] = str(args.blas_threads)
     say = report.printer(args.json)
-    try:
-        with scratch_database(args.database_url, keep=args.keep):
-            result = run(args, say)
-    except SetupError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 3
-    if args.json:
-        report.json_print(result)
-    return 0
+
+    def measured() -> int:
+        result = run(args, say)
+        if args.json:
+            report.json_print(result)
+        return 0
+
+    return run_in_scratch_database(args, measured)
 
 
 def run(args, say) -> dict:
