@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from scipy import stats as sps
 
+from .words import counted, p_text
+
 ALL = "all probes"  # the probe type of the overall row, over every probe of a model
 MIN_MODELS = 3
 
@@ -81,7 +83,7 @@ def correlate(
         return ProbeCorrelation(
             probe_type,
             n,
-            note=f"Not computed: {_models(n)} with both a probe accuracy and an automatic "
+            note=f"Not computed: {counted(n, 'model')} with both a probe accuracy and an automatic "
             f"score; at least {MIN_MODELS} are needed.",
         )
     xs, ys = [x for x, _ in kept], [y for _, y in kept]
@@ -131,15 +133,5 @@ def sentence(c: ProbeCorrelation) -> str:
         return f"{c.probe_type}: {c.note}"
     return (
         f"{c.probe_type}: across {c.n} models, Pearson r = {c.pearson:.3f} "
-        f"(p = {_p(c.pearson_p)}), Spearman rho = {c.spearman:.3f} (p = {_p(c.spearman_p)})."
+        f"(p = {p_text(c.pearson_p)}), Spearman rho = {c.spearman:.3f} (p = {p_text(c.spearman_p)})."
     )
-
-
-def _p(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "n/a"
-    return f"{value:.3g}" if value >= 0.001 else "< 0.001"
-
-
-def _models(n: int) -> str:
-    return {0: "no model", 1: "1 model"}.get(n, f"{n} models")

@@ -18,6 +18,8 @@ from datetime import date, datetime
 
 from scipy import stats as sps
 
+from .words import counted, p_text
+
 SCORED = "scored"
 FAILED = "failed"
 MIN_RUNS = 3
@@ -227,7 +229,7 @@ def rank_correlation(runs: Iterable[RunFacts]) -> RankCorrelation:
     if n < MIN_RUNS:
         return RankCorrelation(
             n,
-            note=f"Not computed: {_runs(n)} with both a public and a private score; at least "
+            note=f"Not computed: {counted(n, 'run')} with both a public and a private score; at least "
             f"{MIN_RUNS} are needed.",
         )
     xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
@@ -255,7 +257,7 @@ def correlation_sentence(c: RankCorrelation) -> str:
         return c.note
     return (
         f"Across {c.n} runs with both scores, Spearman rho = {c.spearman:.3f} "
-        f"(p = {_p(c.spearman_p)}), Kendall tau = {c.kendall:.3f} (p = {_p(c.kendall_p)})."
+        f"(p = {p_text(c.spearman_p)}), Kendall tau = {c.kendall:.3f} (p = {p_text(c.kendall_p)})."
     )
 
 
@@ -267,13 +269,3 @@ def agreement_sentence(a: Agreement) -> str:
         f"The best run on the public board was also the best on the private board for "
         f"{a.same} of {a.teams} teams ({a.share * 100:.0f}%)."
     )
-
-
-def _p(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "n/a"
-    return f"{value:.3g}" if value >= 0.001 else "< 0.001"
-
-
-def _runs(n: int) -> str:
-    return {0: "no run", 1: "1 run"}.get(n, f"{n} runs")
