@@ -48,6 +48,10 @@ def task_progress(result) -> Progress:
 
     A task that reports PROGRESS with meta {"done", "total"} gets those counts; a finished
     task's result counts as its done steps when it is an int.
+
+    Each read of a pending result's state or info asks the backend again, and the task can
+    finish between two reads (state PROGRESS, then info its int result), so the info is read
+    once and judged by what it is.
     """
     state = result.state
     if state == "SUCCESS":
@@ -56,8 +60,10 @@ def task_progress(result) -> Progress:
         return Progress(DONE, count, count)
     if state in ("FAILURE", "REVOKED"):
         return Progress(FAILED)
-    if state == "PROGRESS" and isinstance(result.info, dict):
-        return Progress(RUNNING, result.info.get("done"), result.info.get("total"))
+    if state == "PROGRESS":
+        info = result.info
+        if isinstance(info, dict):
+            return Progress(RUNNING, info.get("done"), info.get("total"))
     return Progress(RUNNING)
 
 
