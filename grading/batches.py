@@ -140,7 +140,13 @@ def batch_manifest(directory: Path, competition: Competition) -> dict:
 
 
 def batch_state(batch: str, manifest: dict) -> BatchState:
-    """Return the batch's progress from its files, and its tasks' states when known."""
+    """Return the batch's progress from its files, and its tasks' states when known.
+
+    The tasks are asked before the files are read: a task writes its PDFs before it reports
+    success, so a task seen ended has all its files on disk by the time they are listed, and
+    a batch that finishes while it is being looked at is never taken for one that failed.
+    """
+    tasks = _task_progress(manifest)
     directory = batch_dir(batch)
     codes = sorted(manifest["papers"])
     names = {entry.name: entry for entry in os.scandir(directory)}
@@ -152,7 +158,6 @@ def batch_state(batch: str, manifest: dict) -> BatchState:
         default=0.0,
     )
     idle = max(0, int(time.time() - last))
-    tasks = _task_progress(manifest)
     failed_tasks = sorted(int(n) for n, p in tasks.items() if p.state == FAILED)
     running = any(p.state == RUNNING for p in tasks.values())
     done = len(written) + len(failed)

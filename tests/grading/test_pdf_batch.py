@@ -23,6 +23,7 @@ from grading import pdf as grading_pdf
 from grading.models import Paper
 from grading.tasks import render_papers_task
 from ioleval.celery import app as celery_app
+from ioleval.progress import DONE, Progress
 from tests.grading.render_faults import paper_fails_to_render
 
 pytestmark = pytest.mark.django_db
@@ -174,6 +175,30 @@ def test_a_zip_taken_while_rendering_says_it_is_partial(organizer, lost_worker):
     assert "Not rendered yet (11):" in readme
     missing = set(Paper.objects.exclude(pk=paper.pk).values_list("code", flat=True))
     assert all(f"  {code}" in readme for code in missing)
+
+
+def test_a_batch_that_finishes_while_its_status_is_read_is_done_not_failed(
+    organizer, lost_worker, monkeypatch
+):
+    """The last task ends between the look at the files and the look at the tasks.
+
+    Its PDFs are written before it reports success; were the files listed first, the page
+    would see tasks ended with papers missing, say "failed" and stop polling.
+    """
+    batch = _start(organizer)
+    directory = batches.batch_dir(batch)
+
+    def tasks_finishing_now(manifest):
+        for code in manifest["papers"]:
+            (directory / f"{code}.pdf").write_bytes(b"%PDF-")
+        return {number: Progress(DONE, 4, 4) for number in manifest["tasks"]}
+
+    monkeypatch.setattr(batches, "_task_progress", tasks_finishing_now)
+    competition = Paper.objects.first().problem.competition
+    state = batches.batch_state(batch, batches.batch_manifest(directory, competition))
+
+    assert state.progress.state == DONE
+    assert state.missing == [] and len(state.written) == 12
 
 
 def test_resume_of_a_complete_batch_changes_nothing(organizer):
