@@ -4,14 +4,29 @@ from __future__ import annotations
 
 from django import forms
 
+from .run_imports import Scope
+
 
 class RunsImportForm(forms.Form):
     file = forms.FileField(
         help_text="CSV with columns team (an existing system's name), run, submitted_at "
         "(ISO 8601), status (scored or failed), failure (environment, runtime, limit, "
-        "packaging, other; failed runs only), public, private, selected (1/0), and optionally "
-        "submission_id. It replaces the competition's runs."
+        "packaging, other; failed runs only), public, private, selected (1/0; never on an "
+        "ablation run), and optionally submission_id, condition and seed (an ablation run), "
+        "techniques (separated by semicolons)."
     )
+    scope = forms.ChoiceField(
+        label="Runs the file replaces",
+        choices=Scope.choices,
+        initial=Scope.ALL,
+        # A post without the field (a script's) replaces all runs, as before there was one.
+        required=False,
+        help_text="The runs of the other kind stay, with their answers and techniques; a "
+        "scoped file holds runs of its kind only.",
+    )
+
+    def clean_scope(self) -> str:
+        return self.cleaned_data["scope"] or Scope.ALL
 
 
 class RunOutputsImportForm(forms.Form):

@@ -12,9 +12,17 @@ at most one selected run per team.
 Optional columns: `submission_id`; `condition` and `seed` for an ablation run (the condition
 it was made under, such as "no language information", and its whole-number seed; an
 ordinary run leaves both empty); `techniques`, the techniques the run used, separated by
-semicolons (a technique the competition does not know yet is added to its list). The whole file is checked first: a refusal names the
-file, line and field and writes nothing. An import replaces all the competition's runs, in
-one transaction.
+semicolons (a technique the competition does not know yet is added to its list). An ablation
+run is never on the private board (the selection check reads ordinary runs only), so its
+`selected` must be empty or no.
+
+The import's scope says which of the competition's runs the file replaces: `all` (ordinary
+and ablation runs), `submissions` (ordinary runs only: the ablation runs, their answers
+per task and tags stay, and every row must be ordinary) or `ablations` (ablation runs only:
+the ordinary runs stay, and every row needs a condition). A row may not take the run index
+of a kept run of its team. The whole file is checked first, with the competition locked: a
+refusal names the file, line and field and writes nothing. The replacement is one
+transaction.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TextIO
 
-from django.db import transaction
+from django.db import models, transaction
 
 from ioleval.errors import AppError
 
@@ -46,31 +54,127 @@ _FAMILIES = {
 }
 
 
+class Scope(models.TextChoices):
+    """Which of the competition's runs an import replaces (the others are kept)."""
+
+    ALL = "all", "all runs: ordinary and ablation runs"
+    SUBMISSIONS = "submissions", "ordinary runs only: ablation runs kept"
+    ABLATIONS = "ablations", "ablation runs only: ordinary runs kept"
+
+
+_KIND = {Scope.SUBMISSIONS: "ordinary", Scope.ABLATIONS: "ablation"}
+_OTHER = {Scope.SUBMISSIONS: "ablation", Scope.ABLATIONS: "ordinary"}
+
+
 @dataclass(frozen=True)
 class RunsImport:
-    """What an import of runs stored."""
+    """What an import of runs stored, replaced and kept."""
 
     file: str
     runs: int
     teams: int
     failed: int
     replaced: tuple[int, int, int] = (0, 0, 0)  # earlier runs, of them ablation runs, answers
+    scope: str = Scope.ALL
+    kept: int = 0  # runs of the other kind, kept by a scoped import
 
     def lines(self) -> list[str]:
         runs, ablations, answers = self.replaced
         line = f"{self.file}: {self.runs} runs of {self.teams} teams stored, {self.failed} failed"
+        if self.scope == Scope.ALL:
+            if runs:
+                line += f"; the competition's {runs} earlier runs replaced"
+                if ablations or answers:
+                    line += f" ({ablations} ablation runs and {answers} answers per task with them)"
+            return [line]
         if runs:
-            line += f"; the competition's {runs} earlier runs replaced"
-            if ablations or answers:
-                line += f" ({ablations} ablation runs and {answers} answers per task with them)"
+            line += f"; the competition's {runs} earlier {_KIND[self.scope]} runs replaced"
+            if answers:
+                line += f" ({answers} answers per task with them)"
+        else:
+            line += f"; no earlier {_KIND[self.scope]} run to replace"
+        line += f"; its {self.kept} {_OTHER[self.scope]} runs kept"
         return [line]
 
 
-def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsImport:
-    """Check the whole file, then replace the competition's runs with it."""
+@dataclass(frozen=True)
+class _Kept:
+    """A run of the other kind that a scoped import keeps."""
+
+    condition: str
+    selected: bool
+
+
+def runs_import(
+    *, competition: Competition, stream: TextIO, file: str, scope: str = Scope.ALL
+) -> RunsImport:
+    """Check the whole file, then replace the competition's runs of `scope` with it."""
+    if scope not in Scope.values:
+        raise ImportFailure(
+            f"{scope!r} is not a scope (use one of {', '.join(Scope.values)})",
+            file=file,
+            field="scope",
+        )
+    with transaction.atomic():
+        # One import of runs at a time per competition: the kept runs checked are the runs
+        # kept when writing.
+        Competition.objects.select_for_update().filter(pk=competition.pk).first()
+        competition_runs = Run.objects.filter(system__competition=competition)
+        earlier, kept = {
+            Scope.ALL: (competition_runs, competition_runs.none()),
+            Scope.SUBMISSIONS: (competition_runs.submissions(), competition_runs.ablations()),
+            Scope.ABLATIONS: (competition_runs.ablations(), competition_runs.submissions()),
+        }[scope]
+        kept_runs = {
+            (team, index): _Kept(condition, chosen)
+            for team, index, condition, chosen in kept.values_list(
+                "system__name", "run_index", "condition", "selected_for_private"
+            )
+        }
+        runs, tags = _rows(
+            competition=competition, stream=stream, file=file, scope=scope, kept=kept_runs
+        )
+        replaced = (
+            earlier.count(),
+            earlier.ablations().count(),
+            RunOutput.objects.filter(run__in=earlier).count(),
+        )
+        earlier.delete()
+        Run.objects.bulk_create(runs, batch_size=1000)
+        tags_add(
+            competition=competition,
+            tags=[(run.pk, name) for run, names in zip(runs, tags, strict=True) for name in names],
+        )
+        # A technique on no run any more leaves the list, as on the page.
+        Technique.objects.filter(competition=competition, runs__isnull=True).delete()
+    return RunsImport(
+        file=file,
+        runs=len(runs),
+        teams=len({r.system.name for r in runs}),
+        failed=sum(r.status == Run.Status.FAILED for r in runs),
+        replaced=replaced,
+        scope=scope,
+        kept=len(kept_runs),
+    )
+
+
+def _rows(
+    *,
+    competition: Competition,
+    stream: TextIO,
+    file: str,
+    scope: str,
+    kept: dict[tuple[str, int], _Kept],
+) -> tuple[list[Run], list[list[str]]]:
+    """The file's runs (unsaved) and each one's technique names; refuse the first bad cell."""
     systems = {s.name: s for s in System.objects.filter(competition=competition)}
     seen: dict[tuple[str, int], int] = {}
-    selected: dict[str, int] = {}
+    # A team's selected run, by the line that selects it or (a kept run) by its index.
+    selected: dict[str, str] = {
+        team: f"run {index}, an {_kind(k.condition)} run kept by this import, is selected"
+        for (team, index), k in kept.items()
+        if k.selected
+    }
     runs: list[Run] = []
     tags: list[list[str]] = []
     for line, row in csv_rows(stream, file=file, required=RUN_COLUMNS, optional=OPTIONAL_COLUMNS):
@@ -85,6 +189,16 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
                 field="run",
             )
         seen[key] = line
+        # A row of the wrong kind is refused as such before its index is compared with the
+        # kept runs (of the other kind).
+        condition = _condition(row.get("condition"), scope, **where)
+        if key in kept:
+            raise ImportFailure(
+                f"run {index} of {system.name!r} is already an "
+                f"{_kind(kept[key].condition)} run, kept by this import",
+                **where,
+                field="run",
+            )
         status = _status(row["status"], **where)
         failure = _failure(row["failure"], status, **where)
         public = _number(row["public"], "public", **where)
@@ -96,15 +210,20 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
                 if value is not None:
                     raise ImportFailure(f"a failed run has no {name} score", **where, field=name)
         chosen = _boolean(row["selected"], **where)
+        if chosen and condition:
+            raise ImportFailure(
+                "an ablation run is never on the private board: leave selected empty or 0",
+                **where,
+                field="selected",
+            )
         if chosen:
             if system.name in selected:
                 raise ImportFailure(
-                    f"a second selected run of {system.name!r} (first on line "
-                    f"{selected[system.name]})",
+                    f"a second selected run of {system.name!r} ({selected[system.name]})",
                     **where,
                     field="selected",
                 )
-            selected[system.name] = line
+            selected[system.name] = f"first on line {line}"
         submission_id = (row.get("submission_id") or "").strip()
         if len(submission_id) > SUBMISSION_ID_MAX:
             raise ImportFailure(
@@ -112,7 +231,6 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
                 **where,
                 field="submission_id",
             )
-        condition = _condition(row.get("condition"), **where)
         seed = cell_seed(row.get("seed"), **where)
         if seed is not None and not condition:
             raise ImportFailure("a seed needs a condition", **where, field="seed")
@@ -136,35 +254,33 @@ def runs_import(*, competition: Competition, stream: TextIO, file: str) -> RunsI
         raise ImportFailure(
             f"no rows: expected a CSV with columns {', '.join(RUN_COLUMNS)}", file=file, line=1
         )
-    with transaction.atomic():
-        earlier = Run.objects.filter(system__competition=competition)
-        replaced = (
-            earlier.count(),
-            earlier.ablations().count(),
-            RunOutput.objects.filter(run__system__competition=competition).count(),
-        )
-        earlier.delete()
-        Run.objects.bulk_create(runs, batch_size=1000)
-        tags_add(
-            competition=competition,
-            tags=[(run.pk, name) for run, names in zip(runs, tags, strict=True) for name in names],
-        )
-        # A technique on no run any more leaves the list, as on the page.
-        Technique.objects.filter(competition=competition, runs__isnull=True).delete()
-    return RunsImport(
-        file=file,
-        runs=len(runs),
-        teams=len({r.system.name for r in runs}),
-        failed=sum(r.status == Run.Status.FAILED for r in runs),
-        replaced=replaced,
-    )
+    return runs, tags
 
 
-def _condition(text: str | None, **where) -> str:
+def _kind(condition: str) -> str:
+    """What a run is called by its condition."""
+    return "ablation" if condition else "ordinary"
+
+
+def _condition(text: str | None, scope: str, **where) -> str:
     value = " ".join((text or "").split())
     if len(value) > CONDITION_MAX:
         raise ImportFailure(
             f"condition is longer than {CONDITION_MAX} characters", **where, field="condition"
+        )
+    if value and scope == Scope.SUBMISSIONS:
+        raise ImportFailure(
+            f"a run with a condition ({shown(value)!r}) is an ablation run: this import (scope "
+            "submissions) takes ordinary runs only",
+            **where,
+            field="condition",
+        )
+    if not value and scope == Scope.ABLATIONS:
+        raise ImportFailure(
+            "no condition: this import (scope ablations) takes ablation runs only, each with "
+            "the condition it was made under",
+            **where,
+            field="condition",
         )
     return value
 

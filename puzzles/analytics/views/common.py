@@ -43,13 +43,15 @@ def csv_upload(
     to: str,
     **kwargs,
 ) -> HttpResponse:
-    """Import the form's uploaded CSV with `importer(stream=, file=, **kwargs)` (its result's
-    lines become the flash message; an ImportFailure becomes the error) and go back to `to`."""
+    """Import the form's uploaded CSV with `importer(stream=, file=, **options, **kwargs)`,
+    `options` being the form's other fields (its result's lines become the flash message; an
+    ImportFailure becomes the error) and go back to `to`."""
     form = form_class(request.POST, request.FILES)
 
     def act() -> list[str]:
-        upload = form_data(form)["file"]
+        options = dict(form_data(form))
+        upload = options.pop("file")
         stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline="")
-        return importer(stream=stream, file=upload.name, **kwargs).lines()
+        return importer(stream=stream, file=upload.name, **options, **kwargs).lines()
 
     return post_redirect(request, act, to)

@@ -53,7 +53,8 @@ class FileImportCommand(AppCommand):
 
 class CompetitionFileImportCommand(AppCommand):
     """FileImportCommand for one competition: `SLUG FILE`, the importer called with
-    `competition=` too."""
+    `competition=` too, and with what `importer_options` takes from the command's own
+    options."""
 
     importer: Callable[..., object]  # set by each command, as a staticmethod
 
@@ -61,11 +62,19 @@ class CompetitionFileImportCommand(AppCommand):
         parser.add_argument("slug")
         parser.add_argument("file", type=Path)
 
+    def importer_options(self, options: dict) -> dict:
+        """Return the importer's further keyword arguments (a command with options of its own
+        overrides this)."""
+        return {}
+
     def handle(self, *args, **options):
         competition = competition_or_error(options["slug"])
         path: Path = options["file"]
+        extra = self.importer_options(options)
         with import_errors():
             with open_text(path) as stream:
-                result = self.importer(competition=competition, stream=stream, file=str(path))
+                result = self.importer(
+                    competition=competition, stream=stream, file=str(path), **extra
+                )
         for line in result.lines():
             self.stdout.write(line)

@@ -12,7 +12,7 @@ from django.urls import reverse
 from openpyxl import load_workbook
 from scipy import stats as sps
 
-from puzzles.analytics.run_imports import runs_import
+from puzzles.analytics.run_imports import Scope, runs_import
 from puzzles.analytics.run_selectors import runs_page
 from puzzles.analytics.stats.runs import (
     MIN_RUNS,
@@ -27,7 +27,7 @@ from puzzles.analytics.stats.runs import (
     team_runs,
 )
 from puzzles.errors import ImportFailure
-from puzzles.models import Competition, Run, System, Technique
+from puzzles.models import Competition, Problem, Run, RunOutput, System, Task, Technique
 from tests.puzzles.analytics.queries import assert_constant_queries
 
 # --- pure statistics ---------------------------------------------------------------------
@@ -136,8 +136,8 @@ GOOD = HEADER + (
 )
 
 
-def _import(competition, text: str, file: str = "runs.csv"):
-    return runs_import(competition=competition, stream=io.StringIO(text), file=file)
+def _import(competition, text: str, file: str = "runs.csv", **scope):
+    return runs_import(competition=competition, stream=io.StringIO(text), file=file, **scope)
 
 
 def test_import_stores_and_replaces(competition):
@@ -243,7 +243,7 @@ def test_technique_names_differing_in_case_are_one_technique(competition):
 
 
 def test_negative_seeds_and_what_an_import_replaced(competition):
-    first = _import(competition, ABLATION_HEADER + "Alpha,1,2026-03-01,scored,,0.5,,1,cold,-3,\n")
+    first = _import(competition, ABLATION_HEADER + "Alpha,1,2026-03-01,scored,,0.5,,0,cold,-3,\n")
     assert first.lines() == ["runs.csv: 1 runs of 1 teams stored, 0 failed"]
     assert Run.objects.get().seed == -3
     Technique.objects.create(competition=competition, name="on no run")
@@ -272,6 +272,246 @@ def test_command_imports_and_refuses(competition, tmp_path):
     with pytest.raises(CommandError, match=r"bad\.csv, line 5, field 'selected'"):
         call_command("import_runs", "runs-comp", str(bad), stdout=io.StringIO())
     assert Run.objects.count() == 3
+
+
+# --- scoped imports: ordinary runs or ablation runs alone -------------------------------
+
+MIXED = ABLATION_HEADER + (
+    "Alpha,1,2026-03-01,scored,,0.5,,1,,,cot\n"
+    "Alpha,2,2026-03-01,scored,,0.4,,0,,,\n"
+    "Alpha,3,2026-03-02,scored,,0.6,,0,no names,1,voting\n"
+    "Beta,1,2026-03-01,scored,,0.3,,1,,,\n"
+    "Beta,2,2026-03-02,scored,,0.35,,0,no names,1,\n"
+)
+
+
+@pytest.fixture
+def mixed(competition):
+    """Three ordinary and two ablation runs, tagged, Alpha's runs 1 and 3 with an answer."""
+    _import(competition, MIXED)
+    problem = Problem.objects.create(competition=competition, number=1)
+    task = Task.objects.create(
+        problem=problem, external_id="1.1", number=1, task_type="translation", answer_key=[["x"]]
+    )
+    for index in (1, 3):
+        RunOutput.objects.create(
+            run=Run.objects.get(system__name="Alpha", run_index=index),
+            task=task,
+            exact_match=1.0,
+            chrf=1.0,
+        )
+    return competition
+
+
+def _state():
+    """The runs (with their answers and tags) and the technique list, to compare."""
+    runs = sorted(
+        Run.objects.values_list(
+            "pk", "system__name", "run_index", "condition", "public_score", "selected_for_private"
+        )
+    )
+    outputs = sorted(RunOutput.objects.values_list("pk", "run_id", "task_id"))
+    tags = sorted(Run.techniques.through.objects.values_list("run_id", "technique__name"))
+    return runs, outputs, tags, sorted(Technique.objects.values_list("name", flat=True))
+
+
+def _kind(condition: bool):
+    runs = Run.objects.exclude(condition="") if condition else Run.objects.filter(condition="")
+    return sorted(runs.values_list("pk", "system__name", "run_index", "condition", "public_score"))
+
+
+def test_scope_submissions_replaces_ordinary_runs_and_keeps_ablations(mixed):
+    ablations = _kind(True)
+    kept_output = RunOutput.objects.get(run__run_index=3).pk
+    result = _import(
+        mixed,
+        ABLATION_HEADER
+        + "Alpha,4,2026-03-03,scored,,0.7,,1,,,retry loop\n"
+        + "Beta,5,2026-03-03,failed,runtime,,,0,,,\n",
+        scope=Scope.SUBMISSIONS,
+    )
+    assert _kind(True) == ablations
+    assert [(team, index) for _, team, index, _, _ in _kind(False)] == [("Alpha", 4), ("Beta", 5)]
+    assert list(RunOutput.objects.values_list("pk", flat=True)) == [kept_output]
+    tagged = Run.techniques.through.objects.values_list("run__run_index", "technique__name")
+    assert sorted(tagged) == [(3, "voting"), (4, "retry loop")]
+    # "cot" was on replaced runs only: it leaves the list.
+    assert sorted(Technique.objects.values_list("name", flat=True)) == ["retry loop", "voting"]
+    assert result.lines() == [
+        "runs.csv: 2 runs of 2 teams stored, 1 failed; the competition's 3 earlier ordinary "
+        "runs replaced (1 answers per task with them); its 2 ablation runs kept"
+    ]
+
+
+def test_scope_ablations_replaces_ablation_runs_and_keeps_ordinary_runs(mixed):
+    ordinary = _kind(False)
+    kept_output = RunOutput.objects.get(run__run_index=1, run__system__name="Alpha").pk
+    result = _import(
+        mixed,
+        ABLATION_HEADER + "Beta,7,2026-03-04,scored,,0.2,,0, no  language info ,2,cot\n",
+        file="abl.csv",
+        scope=Scope.ABLATIONS,
+    )
+    assert _kind(False) == ordinary
+    (new,) = _kind(True)
+    assert new[1:4] == ("Beta", 7, "no language info")
+    assert list(RunOutput.objects.values_list("pk", flat=True)) == [kept_output]
+    tagged = Run.techniques.through.objects.values_list("run__run_index", "technique__name")
+    assert sorted(tagged) == [(1, "cot"), (7, "cot")]
+    assert list(Technique.objects.values_list("name", flat=True)) == ["cot"]  # voting left
+    assert result.lines() == [
+        "abl.csv: 1 runs of 1 teams stored, 0 failed; the competition's 2 earlier ablation "
+        "runs replaced (1 answers per task with them); its 3 ordinary runs kept"
+    ]
+    # Selections stay as they were: the kept ordinary runs are the private board's.
+    page = runs_page(mixed)
+    assert {c.team: c.selected_run for c in page.checks} == {"Alpha": 1, "Beta": 1}
+
+
+def test_a_scoped_import_with_nothing_to_replace_says_so(competition):
+    result = _import(
+        competition,
+        ABLATION_HEADER + "Beta,1,2026-03-04,scored,,0.2,,0,cold,2,\n",
+        scope=Scope.ABLATIONS,
+    )
+    assert result.lines() == [
+        "runs.csv: 1 runs of 1 teams stored, 0 failed; no earlier ablation run to replace; "
+        "its 0 ordinary runs kept"
+    ]
+
+
+def test_scope_all_replaces_both_kinds(mixed):
+    result = _import(mixed, GOOD, scope=Scope.ALL)
+    assert not Run.objects.exclude(condition="").exists() and not RunOutput.objects.exists()
+    assert not Technique.objects.exists()
+    assert result.lines() == [
+        "runs.csv: 3 runs of 2 teams stored, 1 failed; the competition's 5 earlier runs "
+        "replaced (2 ablation runs and 2 answers per task with them)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("scope", "body", "field", "words"),
+    [
+        (
+            Scope.SUBMISSIONS,
+            "Beta,3,2026-03-01,scored,,0.1,,0,cold,1,\n",
+            "condition",
+            "a run with a condition ('cold') is an ablation run",
+        ),
+        (
+            Scope.ABLATIONS,
+            "Beta,3,2026-03-01,scored,,0.1,,0,,,\n",
+            "condition",
+            "no condition: this import (scope ablations) takes ablation runs only",
+        ),
+        (
+            Scope.SUBMISSIONS,
+            "Alpha,3,2026-03-01,scored,,0.1,,0,,,\n",
+            "run",
+            "run 3 of 'Alpha' is already an ablation run, kept by this import",
+        ),
+        (
+            Scope.ABLATIONS,
+            "Beta,1,2026-03-01,scored,,0.1,,0,cold,1,\n",
+            "run",
+            "run 1 of 'Beta' is already an ordinary run, kept by this import",
+        ),
+        (
+            Scope.ALL,
+            "Beta,3,2026-03-01,scored,,0.1,,1,cold,1,\n",
+            "selected",
+            "an ablation run is never on the private board",
+        ),
+        (
+            Scope.ABLATIONS,
+            "Beta,3,2026-03-01,scored,,0.1,,yes,cold,1,\n",
+            "selected",
+            "an ablation run is never on the private board",
+        ),
+    ],
+)
+def test_scoped_refusals_name_file_line_field_and_change_nothing(mixed, scope, body, field, words):
+    before = _state()
+    first = "Alpha,9,2026-03-01,scored,,0.9,,0," + ("cold,1," if scope == Scope.ABLATIONS else ",,")
+    with pytest.raises(ImportFailure) as exc:
+        _import(mixed, ABLATION_HEADER + first + "cot\n" + body, file="scoped.csv", scope=scope)
+    assert (exc.value.file, exc.value.line, exc.value.field) == ("scoped.csv", 3, field)
+    assert words in exc.value.message
+    assert _state() == before
+
+
+def test_a_kept_selected_run_counts_for_the_one_selected_run_per_team(mixed):
+    # An ablation run selected before ablation runs could not be: the team's one selection.
+    Run.objects.filter(system__name="Alpha", run_index=3).update(selected_for_private=True)
+    before = _state()
+    with pytest.raises(ImportFailure) as exc:
+        _import(
+            mixed,
+            ABLATION_HEADER + "Alpha,4,2026-03-03,scored,,0.7,,1,,,\n",
+            scope=Scope.SUBMISSIONS,
+        )
+    assert (exc.value.line, exc.value.field) == (2, "selected")
+    assert exc.value.message == (
+        "a second selected run of 'Alpha' (run 3, an ablation run kept by this import, is selected)"
+    )
+    assert _state() == before
+
+
+def test_an_unknown_scope_is_refused(competition):
+    with pytest.raises(ImportFailure) as exc:
+        _import(competition, GOOD, scope="some")
+    assert exc.value.field == "scope" and "'some' is not a scope" in exc.value.message
+    assert not Run.objects.exists()
+
+
+def test_command_scope(mixed, tmp_path):
+    ordinary = _kind(False)
+    ablations = tmp_path / "abl.csv"
+    ablations.write_text(ABLATION_HEADER + "Beta,7,2026-03-04,scored,,0.2,,0,cold,2,\n")
+    out = io.StringIO()
+    call_command("import_runs", "runs-comp", str(ablations), "--scope", "ablations", stdout=out)
+    assert "2 earlier ablation runs replaced" in out.getvalue()
+    assert "its 3 ordinary runs kept" in out.getvalue()
+    assert _kind(False) == ordinary
+    assert [r[1:4] for r in _kind(True)] == [("Beta", 7, "cold")]
+    before = _state()
+    with pytest.raises(CommandError, match=r"abl\.csv, line 2, field 'condition'"):
+        call_command("import_runs", "runs-comp", str(ablations), "--scope", "submissions")
+    with pytest.raises(CommandError, match="invalid choice"):
+        call_command("import_runs", "runs-comp", str(ablations), "--scope", "some")
+    assert _state() == before
+    call_command("import_runs", "runs-comp", str(ablations), stdout=io.StringIO())
+    assert _kind(False) == []  # the default scope is all
+
+
+def test_upload_form_scope(organizer_client, mixed):
+    url = reverse("puzzles:analytics_runs", args=[mixed.slug])
+    text = organizer_client.get(url).content.decode()
+    assert '<select name="scope"' in text and '<option value="all" selected>' in text
+    assert "Runs the file replaces" in text
+    ablations = _kind(True)
+    upload = io.BytesIO((ABLATION_HEADER + "Alpha,8,2026-03-05,scored,,0.8,,1,,,\n").encode())
+    upload.name = "subs.csv"
+    response = organizer_client.post(url, {"file": upload, "scope": "submissions"}, follow=True)
+    assert response.redirect_chain[-1][0] == url
+    text = response.content.decode()
+    assert "its 2 ablation runs kept" in text
+    assert _kind(True) == ablations
+    assert [r[1:3] for r in _kind(False)] == [("Alpha", 8)]
+    before = _state()
+    bad = io.BytesIO((ABLATION_HEADER + "Alpha,3,2026-03-05,scored,,0.8,,0,,,\n").encode())
+    bad.name = "clash.csv"
+    response = organizer_client.post(url, {"file": bad, "scope": "submissions"}, follow=True)
+    text = response.content.decode()
+    assert "clash.csv, line 2, field &#x27;run&#x27;" in text
+    assert "already an ablation run, kept by this import" in text
+    assert _state() == before
+    odd = io.BytesIO(GOOD.encode())
+    odd.name = "odd.csv"
+    response = organizer_client.post(url, {"file": odd, "scope": "some"}, follow=True)
+    assert "Select a valid choice" in response.content.decode()
+    assert _state() == before
 
 
 # --- page, chart, exports, queries -------------------------------------------------------
