@@ -8,12 +8,19 @@ from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django_htmx.middleware import HtmxDetails
 
 from .errors import AppError
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 Outcome = str | list[str] | None
+
+
+class HtmxHttpRequest(HttpRequest):
+    """The request every view takes: django-htmx's middleware gives it `htmx`."""
+
+    htmx: HtmxDetails
 
 
 def attachment(content: bytes | str, filename: str, content_type: str) -> HttpResponse:
@@ -24,7 +31,7 @@ def attachment(content: bytes | str, filename: str, content_type: str) -> HttpRe
 
 
 def post_redirect(
-    request: HttpRequest, action: Callable[[], Outcome], to: str, *, each_line: bool = False
+    request: HtmxHttpRequest, action: Callable[[], Outcome], to: str, *, each_line: bool = False
 ) -> HttpResponse:
     """Run a POST view's action, then redirect to `to` (post/redirect/get).
 

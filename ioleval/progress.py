@@ -11,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django_htmx.http import HTMX_STOP_POLLING
+
+from .http import HtmxHttpRequest
 
 PARTIAL = "partials/_progress.html"
 
@@ -67,7 +69,7 @@ def task_progress(result) -> Progress:
     return Progress(RUNNING)
 
 
-def poll_response(request: HttpRequest, template: str, context: dict[str, Any]) -> HttpResponse:
+def poll_response(request: HtmxHttpRequest, template: str, context: dict[str, Any]) -> HttpResponse:
     """Render the page, or for htmx only its polling partial, 286 once the job is finished."""
     progress: Progress = context["progress"]
     if not request.htmx:

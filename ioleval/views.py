@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .forms import UnlockForm
+from .http import HtmxHttpRequest
 from .login_throttle import locked_logins_page, login_unlock
 from .roles import CHAIR, JUROR, ORGANIZER, has_role, role_required
 
 
 @require_GET
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: HtmxHttpRequest) -> HttpResponse:
     if has_role(request.user, ORGANIZER):
         return redirect("puzzles:competitions")
     if has_role(request.user, JUROR, CHAIR):
@@ -25,7 +26,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @role_required(ORGANIZER)
-def locked_logins(request: HttpRequest) -> HttpResponse:
+def locked_logins(request: HtmxHttpRequest) -> HttpResponse:
     """List the accounts and addresses locked for failed logins; unlock one on POST."""
     if request.method == "POST":
         form = UnlockForm(request.POST)

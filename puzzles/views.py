@@ -6,14 +6,14 @@ import io
 
 from celery.result import AsyncResult
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.celery import app as celery_app
 from ioleval.errors import AppError
-from ioleval.http import XLSX, attachment, form_data, post_redirect
+from ioleval.http import XLSX, HtmxHttpRequest, attachment, form_data, post_redirect
 from ioleval.progress import DONE, FAILED, RUNNING, UNKNOWN, Progress, poll_response, task_progress
 from ioleval.roles import organizer_required
 
@@ -38,14 +38,14 @@ from .tasks import competition_rescore_task
 
 @require_GET
 @organizer_required
-def competition_list(request: HttpRequest) -> HttpResponse:
+def competition_list(request: HtmxHttpRequest) -> HttpResponse:
     competitions = Competition.objects.all()
     return render(request, "puzzles/competition_list.html", {"competitions": competitions})
 
 
 @require_GET
 @organizer_required
-def competition_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def competition_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     context = {
         "competition": competition,
@@ -68,7 +68,7 @@ def competition_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @organizer_required
-def competition_thresholds(request: HttpRequest, slug: str) -> HttpResponse:
+def competition_thresholds(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
 
     form = ThresholdsForm(request.POST)
@@ -84,7 +84,7 @@ def competition_thresholds(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @organizer_required
-def competition_names(request: HttpRequest, slug: str) -> HttpResponse:
+def competition_names(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Save the competition's name and its problems' titles and language names."""
     competition = competition_get(slug)
     form = CompetitionNamesForm(request.POST, problems=list(competition.problems.all()))
@@ -98,7 +98,7 @@ def competition_names(request: HttpRequest, slug: str) -> HttpResponse:
     return post_redirect(request, act, reverse("puzzles:competition", args=[slug]))
 
 
-def _board_context(request: HttpRequest, competition: Competition) -> dict:
+def _board_context(request: HtmxHttpRequest, competition: Competition) -> dict:
     options = LeaderboardForm(request.GET).cleaned_or_default()
     tasks, rows = leaderboard(
         competition,
@@ -113,7 +113,7 @@ def _board_context(request: HttpRequest, competition: Competition) -> dict:
 
 @require_GET
 @organizer_required
-def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
+def leaderboard_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     context = _board_context(request, competition)
     context["form"] = LeaderboardForm(request.GET or None)
@@ -126,7 +126,7 @@ def leaderboard_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def leaderboard_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     if fmt not in ("csv", "xlsx"):
         raise Http404("export formats: csv, xlsx")
     competition = competition_get(slug)
@@ -141,7 +141,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
 
 @require_POST
 @organizer_required
-def competition_rescore(request: HttpRequest, slug: str) -> HttpResponse:
+def competition_rescore(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Start rescoring every output in the background; the page polls its state."""
     competition = competition_get(slug)
     result = competition_rescore_task.delay(competition.pk)
@@ -150,12 +150,14 @@ def competition_rescore(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def competition_rescore_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
+def competition_rescore_status(request: HtmxHttpRequest, slug: str, task_id: str) -> HttpResponse:
     competition = competition_get(slug)
     return _rescore_status(request, competition, task_id)
 
 
-def _rescore_status(request: HttpRequest, competition: Competition, task_id: str) -> HttpResponse:
+def _rescore_status(
+    request: HtmxHttpRequest, competition: Competition, task_id: str
+) -> HttpResponse:
     # Without a broker the task has run in-process already and its result is kept in this
     # process (CELERY_TASK_STORE_EAGER_RESULT); an id it does not know is no longer known.
     progress = task_progress(AsyncResult(task_id, app=celery_app))
@@ -183,7 +185,7 @@ def _rescore_status(request: HttpRequest, competition: Competition, task_id: str
 
 @require_POST
 @organizer_required
-def competition_publish(request: HttpRequest, slug: str) -> HttpResponse:
+def competition_publish(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Publish or withdraw the public board."""
     competition = competition_get(slug)
     competition.public_board = request.POST.get("publish") == "1"
@@ -204,7 +206,7 @@ def competition_publish(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-def public_board(request: HttpRequest, slug: str) -> HttpResponse:
+def public_board(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Show the public-split figures only, to anyone."""
     competition = competition_get(slug)
     if not competition.public_board:
@@ -215,7 +217,7 @@ def public_board(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @organizer_required
-def import_iolai(request: HttpRequest) -> HttpResponse:
+def import_iolai(request: HtmxHttpRequest) -> HttpResponse:
     form = IolaiImportForm(request.POST or None, request.FILES or None)
     summary = None
     if request.method == "POST" and form.is_valid():
@@ -237,7 +239,7 @@ def _import_archive(data: dict) -> services.ImportSummary:
 
 @require_http_methods(["GET", "POST"])
 @organizer_required
-def import_outputs(request: HttpRequest, slug: str) -> HttpResponse:
+def import_outputs(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = OutputsImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
@@ -265,7 +267,7 @@ def import_outputs(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @organizer_required
-def answer_key(request: HttpRequest, slug: str) -> HttpResponse:
+def answer_key(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     report = None
     if request.method == "POST":
@@ -304,7 +306,7 @@ def answer_key(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @organizer_required
-def proposal_accept(request: HttpRequest, slug: str, proposal_id: int) -> HttpResponse:
+def proposal_accept(request: HtmxHttpRequest, slug: str, proposal_id: int) -> HttpResponse:
     """Accept a juror's proposed alternative: the answer-key amendment, which rescores."""
     competition = competition_get(slug)
 
@@ -319,7 +321,7 @@ def proposal_accept(request: HttpRequest, slug: str, proposal_id: int) -> HttpRe
 
 @require_POST
 @organizer_required
-def proposal_reject(request: HttpRequest, slug: str, proposal_id: int) -> HttpResponse:
+def proposal_reject(request: HtmxHttpRequest, slug: str, proposal_id: int) -> HttpResponse:
     """Reject a juror's proposed alternative with a reason the juror reads."""
     competition = competition_get(slug)
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from ioleval.http import XLSX, attachment
+from ioleval.http import XLSX, HtmxHttpRequest, attachment
 from ioleval.progress import poll_response
 from ioleval.roles import CHAIR, ORGANIZER, has_role, role_required
 from puzzles.models import Competition
@@ -40,7 +40,7 @@ from .services import (
 review_roles = role_required(CHAIR, ORGANIZER)
 
 
-def _competition(request: HttpRequest, slug: str) -> Competition:
+def _competition(request: HtmxHttpRequest, slug: str) -> Competition:
     """Return the competition, unless the user still grades a paper of it (the review would
     tell them whose it is)."""
     competition = competition_get(slug)
@@ -53,7 +53,7 @@ def _competition(request: HttpRequest, slug: str) -> Competition:
 
 @require_GET
 @review_roles
-def review(request: HttpRequest, slug: str) -> HttpResponse:
+def review(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = _competition(request, slug)
     if request.GET.get("format") == "json":
         return _json(competition)
@@ -63,7 +63,7 @@ def review(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @review_roles
-def review_progress(request: HttpRequest, slug: str) -> HttpResponse:
+def review_progress(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Polled while the page shows an earlier review: 286 and a reload once the new one is in."""
     competition = _competition(request, slug)
     state = review_state(competition=competition)
@@ -75,7 +75,7 @@ def review_progress(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
-def _page(request: HttpRequest, competition: Competition, state: ReviewState) -> dict:
+def _page(request: HtmxHttpRequest, competition: Competition, state: ReviewState) -> dict:
     """The page's context: the state, and the body of the review shown (rendered once per
     review and role, then cached: the same for every organizer, and for every chair)."""
     shown = review_load(state.shown) if not state.fresh else None
@@ -93,7 +93,7 @@ def _page(request: HttpRequest, competition: Competition, state: ReviewState) ->
     }
 
 
-def _body(request: HttpRequest, competition: Competition, key: str) -> str:
+def _body(request: HtmxHttpRequest, competition: Competition, key: str) -> str:
     if not key:
         return ""
     organizer = has_role(request.user, ORGANIZER)
@@ -116,7 +116,7 @@ def _body(request: HttpRequest, competition: Competition, key: str) -> str:
 
 @require_GET
 @review_roles
-def review_chart(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+def review_chart(request: HtmxHttpRequest, slug: str, name: str) -> HttpResponse:
     """One chart of the review the page shows, as an SVG image (drawn once per review)."""
     if name not in CHARTS:
         raise Http404("no such chart")
@@ -133,7 +133,7 @@ def review_chart(request: HttpRequest, slug: str, name: str) -> HttpResponse:
 
 @require_GET
 @review_roles
-def review_json(request: HttpRequest, slug: str) -> HttpResponse:
+def review_json(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return _json(_competition(request, slug))
 
 
@@ -144,7 +144,7 @@ def _json(competition: Competition) -> JsonResponse:
 
 @require_GET
 @review_roles
-def review_report_pdf(request: HttpRequest, slug: str) -> HttpResponse:
+def review_report_pdf(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The whole review as a PDF report, charts included."""
     page = review_cached(competition=_competition(request, slug))
     return attachment(
@@ -154,7 +154,7 @@ def review_report_pdf(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @review_roles
-def review_table_export(request: HttpRequest, slug: str, table: str, fmt: str) -> HttpResponse:
+def review_table_export(request: HtmxHttpRequest, slug: str, table: str, fmt: str) -> HttpResponse:
     """One of the review's tables (report.TABLES) as CSV or XLSX; any other name is a 404."""
     competition = _competition(request, slug)
     if table not in TABLES or fmt not in EXPORT_FORMATS:

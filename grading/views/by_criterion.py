@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
+
+from ioleval.http import HtmxHttpRequest
 
 from ..selectors_criterion import by_criterion_page
 from .juror import juror_required
@@ -12,7 +14,7 @@ from .juror import juror_required
 
 @require_GET
 @juror_required
-def by_criterion(request: HttpRequest, problem_id: int, criterion_id: int) -> HttpResponse:
+def by_criterion(request: HtmxHttpRequest, problem_id: int, criterion_id: int) -> HttpResponse:
     page = by_criterion_page(
         request.user,
         problem_id=problem_id,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.errors import AppError
-from ioleval.http import form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, has_role, role_required
 from puzzles.models import Problem
 
@@ -33,7 +33,7 @@ def _problem(slug: str, number: int) -> Problem:
 
 @require_GET
 @chair_required
-def sheet(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def sheet(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     problem = _problem(slug, number)
     page = sheet_page(problem, request.user, SheetFilters.from_query(request.GET))
     tolerance_form = ToleranceForm(initial={"tolerance": points_text(page.jury.tolerance)})
@@ -49,14 +49,14 @@ def sheet(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 
 @require_GET
 @role_required(JUROR, CHAIR, ORGANIZER)
-def thread(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
+def thread(request: HtmxHttpRequest, code: str, criterion_id: int) -> HttpResponse:
     paper = get_object_or_404(Paper.objects.select_related("problem__competition"), code=code)
     criterion = get_object_or_404(Criterion, pk=criterion_id, rubric__problem=paper.problem)
     return _thread_response(request, paper, criterion)
 
 
 def _thread_response(
-    request: HttpRequest, paper: Paper, criterion: Criterion, *, status: int = 200, **forms
+    request: HtmxHttpRequest, paper: Paper, criterion: Criterion, *, status: int = 200, **forms
 ) -> HttpResponse:
     """Render the thread page; a refused form (`forms`) comes back bound, with its error."""
     context = {
@@ -71,7 +71,9 @@ def _thread_response(
 
 @require_http_methods(["POST"])
 @role_required(JUROR, CHAIR, ORGANIZER)
-def thread_post(request: HttpRequest, code: str, criterion_id: int, action: str) -> HttpResponse:
+def thread_post(
+    request: HtmxHttpRequest, code: str, criterion_id: int, action: str
+) -> HttpResponse:
     paper = get_object_or_404(Paper.objects.select_related("problem"), code=code)
     criterion = get_object_or_404(Criterion, pk=criterion_id, rubric__problem=paper.problem)
     own = thread_access(request.user, paper)
@@ -116,7 +118,7 @@ def thread_post(request: HttpRequest, code: str, criterion_id: int, action: str)
 
 @require_POST
 @role_required(CHAIR)
-def finalize(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def finalize(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     problem = _problem(slug, number)
 
     def act() -> str:
@@ -131,7 +133,7 @@ def finalize(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 
 @require_POST
 @role_required(CHAIR)
-def tolerance(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def tolerance(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     problem = _problem(slug, number)
 
     def act() -> str:
@@ -144,7 +146,7 @@ def tolerance(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 
 @require_GET
 @chair_required
-def chair_overview(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def chair_overview(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     page = chair_overview_page(_problem(slug, number), request.user)
     return render(request, "grading/chair_overview.html", {"page": page})
 
@@ -155,7 +157,7 @@ def _query(query: str) -> str:
 
 
 def _panel(
-    request: HttpRequest, panel: DecidePanel, form: DecideForm, *, status: int = 200, **extra
+    request: HtmxHttpRequest, panel: DecidePanel, form: DecideForm, *, status: int = 200, **extra
 ) -> HttpResponse:
     """Render the sheet's decision panel for one cell (htmx)."""
     filters = SheetFilters.from_query(request.GET)
@@ -173,7 +175,7 @@ def _panel(
 @require_http_methods(["GET", "POST"])
 @role_required(CHAIR)
 def sheet_decide(
-    request: HttpRequest, slug: str, number: int, code: str, criterion_id: int
+    request: HtmxHttpRequest, slug: str, number: int, code: str, criterion_id: int
 ) -> HttpResponse:
     """Open a cell of the sheet for a decision (GET) and decide it (POST) through the same
     service as the thread page; without htmx, the thread page and the sheet as before."""
@@ -213,7 +215,7 @@ def sheet_decide(
 
 @require_GET
 @role_required(CHAIR)
-def sheet_next(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def sheet_next(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     """Open the next open discrepancy after the cell `after`, in the sheet's order."""
     problem = _problem(slug, number)
     filters = SheetFilters.from_query(request.GET)

@@ -3,13 +3,13 @@ an accepted alternative for it."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from ioleval.errors import AppError
-from ioleval.http import form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 
 from .. import services
 from ..forms import ProposalForm
@@ -25,7 +25,7 @@ def _refusal_key(task_id: int, item_number: int) -> str:
 @require_GET
 @juror_required
 def distinct_answers(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     problem_id: int,
     task_number: int | None = None,
     item_number: int | None = None,
@@ -45,7 +45,7 @@ def distinct_answers(
 @require_POST
 @juror_required
 def proposal_create(
-    request: HttpRequest, problem_id: int, task_number: int, item_number: int
+    request: HtmxHttpRequest, problem_id: int, task_number: int, item_number: int
 ) -> HttpResponse:
     task = proposal_task(request.user, problem_id, task_number, item_number)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from ioleval.errors import AppError
-from ioleval.http import form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.roles import CHAIR, JUROR, has_role, role_required
 
 from .. import services
@@ -34,7 +34,7 @@ juror_required = role_required(JUROR, CHAIR)
 
 @require_GET
 @juror_required
-def juror_home(request: HttpRequest) -> HttpResponse:
+def juror_home(request: HtmxHttpRequest) -> HttpResponse:
     groups = juror_papers(request.user)
     context = {"groups": groups, "criteria": current_rubrics(groups)}
     if has_role(request.user, CHAIR):
@@ -44,12 +44,12 @@ def juror_home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @juror_required
-def grade(request: HttpRequest, code: str) -> HttpResponse:
+def grade(request: HtmxHttpRequest, code: str) -> HttpResponse:
     return _grading_response(request, assignment_for(request.user, code))
 
 
 def _grading_response(
-    request: HttpRequest, assignment: Assignment, *, submit_error: str = "", status: int = 200
+    request: HtmxHttpRequest, assignment: Assignment, *, submit_error: str = "", status: int = 200
 ) -> HttpResponse:
     """Render the grading page; a refused submit shows its reason and where to go on."""
     page = grading_page(assignment)
@@ -73,7 +73,7 @@ def _grading_response(
 
 @require_POST
 @juror_required
-def mark_save(request: HttpRequest, code: str, criterion_id: int) -> HttpResponse:
+def mark_save(request: HtmxHttpRequest, code: str, criterion_id: int) -> HttpResponse:
     form = MarkForm(request.POST)
     error = None
     if form.is_valid():
@@ -113,7 +113,7 @@ def mark_save(request: HttpRequest, code: str, criterion_id: int) -> HttpRespons
 
 @require_POST
 @juror_required
-def submit(request: HttpRequest, code: str) -> HttpResponse:
+def submit(request: HtmxHttpRequest, code: str) -> HttpResponse:
     """Submit the paper; then stay on it (its other marks) or, with `then=next`, go on to the
     next unfinished paper of the problem. A refusal re-renders the page (422) with the
     reason announced and focus on the first unmarked criterion."""
@@ -145,7 +145,7 @@ def submit(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 @juror_required
-def tags_save(request: HttpRequest, code: str) -> HttpResponse:
+def tags_save(request: HtmxHttpRequest, code: str) -> HttpResponse:
     assignment = assignment_for(request.user, code)
     page = grading_page(assignment)
 

@@ -7,13 +7,13 @@ import json
 from collections.abc import Callable
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.errors import AppError
-from ioleval.http import XLSX, Outcome, attachment, form_data, post_redirect
+from ioleval.http import XLSX, HtmxHttpRequest, Outcome, attachment, form_data, post_redirect
 from ioleval.roles import organizer_required
 from puzzles.models import Problem
 from puzzles.selectors import competition_get
@@ -43,7 +43,7 @@ from ..selectors import jury_overview_page, rubric_criteria, totals_page
 
 @require_GET
 @organizer_required
-def jury_overview(request: HttpRequest, slug: str) -> HttpResponse:
+def jury_overview(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     page = jury_overview_page(competition)
     context = {
@@ -62,14 +62,14 @@ def jury_overview(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "grading/jury_overview.html", context)
 
 
-def _back(request: HttpRequest, slug: str, action: Callable[[], Outcome]) -> HttpResponse:
+def _back(request: HtmxHttpRequest, slug: str, action: Callable[[], Outcome]) -> HttpResponse:
     """Run an organizer action; report its outcome or its error on the jury page."""
     return post_redirect(request, action, reverse("grading:jury", args=[slug]))
 
 
 @require_POST
 @organizer_required
-def select_systems(request: HttpRequest, slug: str) -> HttpResponse:
+def select_systems(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = SelectionForm(request.POST, systems=competition.systems.all())
 
@@ -83,7 +83,7 @@ def select_systems(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @organizer_required
-def set_group(request: HttpRequest, slug: str) -> HttpResponse:
+def set_group(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = GroupForm(request.POST, candidates=group_candidates(competition))
 
@@ -104,7 +104,7 @@ def set_group(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @organizer_required
-def assign(request: HttpRequest, slug: str) -> HttpResponse:
+def assign(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = AssignForm(request.POST)
 
@@ -117,7 +117,7 @@ def assign(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @organizer_required
-def rubric_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def rubric_edit(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     problem = get_object_or_404(
         Problem.objects.select_related("competition"), competition__slug=slug, number=number
     )
@@ -161,7 +161,7 @@ def rubric_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def rubrics_json(request: HttpRequest, slug: str) -> HttpResponse:
+def rubrics_json(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     data = json.dumps(services.rubrics_export(competition), indent=2, ensure_ascii=False)
     return attachment(data, f"{competition.slug}-rubrics.json", "application/json")
@@ -170,7 +170,7 @@ def rubrics_json(request: HttpRequest, slug: str) -> HttpResponse:
 # A rubric file is a few kilobytes; its text travels back in the confirmation form.
 @require_POST
 @organizer_required
-def rubrics_upload(request: HttpRequest, slug: str) -> HttpResponse:
+def rubrics_upload(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Import a rubrics file: when it touches marks, preview the effect and ask to confirm."""
     competition = competition_get(slug)
     confirming = "token" in request.POST
@@ -209,7 +209,7 @@ def rubrics_upload(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _rubrics_preview_page(
-    request: HttpRequest, competition, upload: RubricUpload, changes: list
+    request: HtmxHttpRequest, competition, upload: RubricUpload, changes: list
 ) -> HttpResponse:
     effect = services.rubrics_effect_digest(changes)
     form = RubricConfirmForm(initial=rubric_upload_fields(upload, effect=effect))
@@ -224,7 +224,7 @@ def _rubrics_preview_page(
     return render(request, "grading/rubric_upload.html", context)
 
 
-def _rubrics_preview_again(request: HttpRequest, competition, upload: RubricUpload):
+def _rubrics_preview_again(request: HtmxHttpRequest, competition, upload: RubricUpload):
     try:
         changes = services.rubrics_preview(
             upload.text, competition=competition, new_version=upload.new_version, file=upload.name
@@ -250,7 +250,7 @@ def _effect_lines(change) -> list[str]:
 
 @require_POST
 @organizer_required
-def marks_upload(request: HttpRequest, slug: str) -> HttpResponse:
+def marks_upload(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = MarksUploadForm(request.POST, request.FILES)
 
@@ -269,7 +269,7 @@ def marks_upload(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def marks_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def marks_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     competition = competition_get(slug)
     if fmt == "xlsx":
         return attachment(services.marks_xlsx(competition), f"{competition.slug}-marks.xlsx", XLSX)
@@ -282,7 +282,7 @@ def marks_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def totals(request: HttpRequest, slug: str) -> HttpResponse:
+def totals(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     page = totals_page(competition, provisional=request.GET.get("provisional") == "1")
     return render(request, "grading/totals.html", {"page": page, "competition": competition})
@@ -290,7 +290,7 @@ def totals(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @organizer_required
-def tags_config(request: HttpRequest, slug: str) -> HttpResponse:
+def tags_config(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = TagsConfigForm(request.POST)
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from ioleval.http import attachment, post_redirect
+from ioleval.http import HtmxHttpRequest, attachment, post_redirect
 from ioleval.progress import poll_response
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, role_required
 from puzzles.models import Problem
@@ -23,7 +23,7 @@ from ..selectors import paper_for_pdf, thread_access
 
 @require_GET
 @role_required(JUROR, CHAIR, ORGANIZER)
-def paper_download(request: HttpRequest, code: str) -> HttpResponse:
+def paper_download(request: HtmxHttpRequest, code: str) -> HttpResponse:
     """One paper's PDF: for its jurors, and for organizers any paper."""
     paper = paper_for_pdf(request.user, code)
     return attachment(paper_pdf(paper), paper_filename(paper), "application/pdf")
@@ -31,7 +31,7 @@ def paper_download(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_GET
 @role_required(JUROR, CHAIR)
-def packet_download(request: HttpRequest, problem_id: int) -> HttpResponse:
+def packet_download(request: HtmxHttpRequest, problem_id: int) -> HttpResponse:
     problem = get_object_or_404(Problem, pk=problem_id)
     if not Assignment.objects.filter(paper__problem=problem, juror=request.user).exists():
         raise PermissionDenied
@@ -42,7 +42,7 @@ def packet_download(request: HttpRequest, problem_id: int) -> HttpResponse:
 
 @require_GET
 @role_required(JUROR, CHAIR, ORGANIZER)
-def paper_text_download(request: HttpRequest, code: str) -> HttpResponse:
+def paper_text_download(request: HtmxHttpRequest, code: str) -> HttpResponse:
     """The paper's answers and explanations in full: the download that cut text points to.
 
     Whoever reads the paper's text on a page gets it: its jurors, and chairs and organizers
@@ -65,7 +65,7 @@ def _batch(slug: str, batch: str):
 
 @require_POST
 @role_required(ORGANIZER)
-def batch_start(request: HttpRequest, slug: str) -> HttpResponse:
+def batch_start(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Queue one rendering task per problem, so that several workers share the batch."""
     batch = batches.batch_start(competition=competition_get(slug))
     return redirect("grading:pdf_batch_status", slug=slug, task_id=batch)
@@ -73,7 +73,7 @@ def batch_start(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @role_required(ORGANIZER)
-def batch_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
+def batch_status(request: HtmxHttpRequest, slug: str, task_id: str) -> HttpResponse:
     competition, manifest = _batch(slug, task_id)
     state = batches.batch_state(task_id, manifest)
     context = {
@@ -89,7 +89,7 @@ def batch_status(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
 
 @require_POST
 @role_required(ORGANIZER)
-def batch_resume(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
+def batch_resume(request: HtmxHttpRequest, slug: str, task_id: str) -> HttpResponse:
     """Queue again the problems of a stalled or failed batch whose papers are missing."""
     competition, _ = _batch(slug, task_id)
 
@@ -102,7 +102,7 @@ def batch_resume(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
 
 @require_GET
 @role_required(ORGANIZER)
-def batch_zip(request: HttpRequest, slug: str, task_id: str) -> HttpResponse:
+def batch_zip(request: HtmxHttpRequest, slug: str, task_id: str) -> HttpResponse:
     _, manifest = _batch(slug, task_id)
     try:
         content, filename = batches.batch_zip(task_id, manifest, slug=slug)

@@ -9,12 +9,12 @@ import io
 from collections.abc import Callable
 
 from django.core.files.uploadedfile import UploadedFile
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from ioleval.http import form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.roles import organizer_required
 from puzzles.selectors import competition_get
 from puzzles.services import system_scores_import
@@ -26,7 +26,7 @@ from ..forms import ContestantsUploadForm, SystemScoresUploadForm
 
 @require_GET
 @organizer_required
-def review_inputs(request: HttpRequest, slug: str) -> HttpResponse:
+def review_inputs(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     context = {
         "competition": competition,
@@ -38,7 +38,7 @@ def review_inputs(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _upload(
-    request: HttpRequest, slug: str, form_class: type, importer: Callable[..., object]
+    request: HtmxHttpRequest, slug: str, form_class: type, importer: Callable[..., object]
 ) -> HttpResponse:
     """Import the uploaded file; report its outcome or its error on the inputs page."""
     competition = competition_get(slug)
@@ -53,11 +53,11 @@ def _upload(
 
 @require_POST
 @organizer_required
-def system_scores_upload(request: HttpRequest, slug: str) -> HttpResponse:
+def system_scores_upload(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return _upload(request, slug, SystemScoresUploadForm, system_scores_import)
 
 
 @require_POST
 @organizer_required
-def contestants_upload(request: HttpRequest, slug: str) -> HttpResponse:
+def contestants_upload(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return _upload(request, slug, ContestantsUploadForm, services.contestants_import)

@@ -5,11 +5,11 @@ It names systems, so chairs and jurors get 403.
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from ioleval.http import XLSX, attachment
+from ioleval.http import XLSX, HtmxHttpRequest, attachment
 from ioleval.roles import organizer_required
 from puzzles.selectors import competition_get
 
@@ -25,7 +25,7 @@ from ..review.screen import (
 
 @require_GET
 @organizer_required
-def explanations(request: HttpRequest, slug: str) -> HttpResponse:
+def explanations(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     sort = sort_key_parse(request.GET.get("sort"))
     rows = explanation_rows_sorted(explanation_screen_rows(competition), sort)
@@ -41,7 +41,7 @@ def explanations(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def explanations_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def explanations_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     competition = competition_get(slug)
     sort = sort_key_parse(request.GET.get("sort"))
     rows = explanation_rows_sorted(explanation_screen_rows(competition), sort)

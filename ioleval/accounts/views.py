@@ -7,11 +7,13 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
+
+from ioleval.http import HtmxHttpRequest
 
 from ..http import form_data, post_redirect
 from ..roles import organizer_required
@@ -27,7 +29,7 @@ def _link_note() -> str:
     return f"shown once; valid for one use and {days:g} days"
 
 
-def _back(request: HttpRequest, action: Callable[[], list[str]]) -> HttpResponse:
+def _back(request: HtmxHttpRequest, action: Callable[[], list[str]]) -> HttpResponse:
     """Run an account action; show its outcome (a message a line: each link on its own) or
     its error on the accounts page."""
     return post_redirect(request, action, reverse("accounts:list"), each_line=True)
@@ -36,7 +38,7 @@ def _back(request: HttpRequest, action: Callable[[], list[str]]) -> HttpResponse
 @require_GET
 @never_cache  # the page carries set-password links in its messages: never keep a copy
 @organizer_required
-def account_list(request: HttpRequest) -> HttpResponse:
+def account_list(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "page": accounts_page(),
         "account_form": AccountForm(),
@@ -47,7 +49,7 @@ def account_list(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @organizer_required
-def account_create(request: HttpRequest) -> HttpResponse:
+def account_create(request: HtmxHttpRequest) -> HttpResponse:
     form = AccountForm(request.POST)
 
     def action() -> list[str]:
@@ -60,7 +62,7 @@ def account_create(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @organizer_required
-def accounts_upload(request: HttpRequest) -> HttpResponse:
+def accounts_upload(request: HtmxHttpRequest) -> HttpResponse:
     form = AccountsUploadForm(request.POST, request.FILES)
 
     def action() -> list[str]:
@@ -79,7 +81,7 @@ def accounts_upload(request: HttpRequest) -> HttpResponse:
     return _back(request, action)
 
 
-def _act(request: HttpRequest, act: Callable[..., object], done: str) -> HttpResponse:
+def _act(request: HtmxHttpRequest, act: Callable[..., object], done: str) -> HttpResponse:
     form = AccountActionForm(request.POST)
 
     def action() -> list[str]:
@@ -92,7 +94,7 @@ def _act(request: HttpRequest, act: Callable[..., object], done: str) -> HttpRes
 
 @require_POST
 @organizer_required
-def account_deactivate(request: HttpRequest) -> HttpResponse:
+def account_deactivate(request: HtmxHttpRequest) -> HttpResponse:
     return _act(
         request,
         services.account_deactivate,
@@ -102,13 +104,13 @@ def account_deactivate(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @organizer_required
-def account_reactivate(request: HttpRequest) -> HttpResponse:
+def account_reactivate(request: HtmxHttpRequest) -> HttpResponse:
     return _act(request, services.account_reactivate, "{username} reactivated.")
 
 
 @require_POST
 @organizer_required
-def account_password_link(request: HttpRequest) -> HttpResponse:
+def account_password_link(request: HtmxHttpRequest) -> HttpResponse:
     form = AccountActionForm(request.POST)
 
     def action() -> list[str]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from ioleval.http import XLSX, attachment
+from ioleval.http import XLSX, HtmxHttpRequest, attachment
 from ioleval.roles import organizer_required
 from ioleval.spreadsheet import csv_text, xlsx_bytes
 
@@ -18,7 +18,7 @@ from .result_tables import EXPORT_FORMATS, TABLES, result_table, result_table_fi
 
 @require_GET
 @organizer_required
-def results(request: HttpRequest) -> HttpResponse:
+def results(request: HtmxHttpRequest) -> HttpResponse:
     """Table 1, the paired tests and the mean EM chart."""
     form = ResultsOptionsForm(request.GET or None)
     page = context_results_page(**form.options())
@@ -28,7 +28,7 @@ def results(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def judges(request: HttpRequest) -> HttpResponse:
+def judges(request: HtmxHttpRequest) -> HttpResponse:
     """Table 2 and the contradiction lists (Tables 7 and 8)."""
     form = ResultsOptionsForm(request.GET or None)
     page = context_results_page(**form.options(), with_chart=False)
@@ -38,7 +38,7 @@ def judges(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def results_export(request: HttpRequest, table: str, fmt: str) -> HttpResponse:
+def results_export(request: HtmxHttpRequest, table: str, fmt: str) -> HttpResponse:
     """One table (result_tables.TABLES) as CSV or XLSX; any other name is a 404."""
     if table not in TABLES or fmt not in EXPORT_FORMATS:
         raise Http404(f"tables: {', '.join(TABLES)}; formats: {', '.join(EXPORT_FORMATS)}")

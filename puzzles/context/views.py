@@ -6,11 +6,11 @@ not need the lab (its results tables will name systems and models too).
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from ioleval.http import XLSX, attachment
+from ioleval.http import XLSX, HtmxHttpRequest, attachment
 from ioleval.roles import organizer_required
 
 from .exports import PUZZLE_TABLES, corpus_table, table_file
@@ -21,7 +21,7 @@ from .selectors import puzzle_or_none
 FORMATS = {"csv": "text/csv", "xlsx": XLSX}
 
 
-def _options(request: HttpRequest) -> tuple[AnalysisOptionsForm, dict]:
+def _options(request: HtmxHttpRequest) -> tuple[AnalysisOptionsForm, dict]:
     form = AnalysisOptionsForm(request.GET or None)
     return form, form.options()
 
@@ -32,7 +32,7 @@ def _download(table, fmt: str, stem: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def context_corpus(request: HttpRequest) -> HttpResponse:
+def context_corpus(request: HtmxHttpRequest) -> HttpResponse:
     form, options = _options(request)
     page = corpus_page(tokenizer=options["tokenizer"])
     return render(request, "puzzles/context/corpus.html", {"page": page, "form": form})
@@ -40,7 +40,7 @@ def context_corpus(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def context_corpus_export(request: HttpRequest, fmt: str) -> HttpResponse:
+def context_corpus_export(request: HtmxHttpRequest, fmt: str) -> HttpResponse:
     if fmt not in FORMATS:
         raise Http404("export formats: csv, xlsx")
     _, options = _options(request)
@@ -50,7 +50,7 @@ def context_corpus_export(request: HttpRequest, fmt: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def context_puzzle(request: HttpRequest, slug: str) -> HttpResponse:
+def context_puzzle(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     puzzle = puzzle_or_none(slug)
     if puzzle is None:
         raise Http404("no such puzzle")
@@ -65,7 +65,9 @@ def context_puzzle(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def context_puzzle_export(request: HttpRequest, slug: str, table: str, fmt: str) -> HttpResponse:
+def context_puzzle_export(
+    request: HtmxHttpRequest, slug: str, table: str, fmt: str
+) -> HttpResponse:
     puzzle = puzzle_or_none(slug)
     if puzzle is None or table not in PUZZLE_TABLES or fmt not in FORMATS:
         raise Http404(f"tables: {', '.join(PUZZLE_TABLES)}; formats: csv, xlsx")

@@ -3,10 +3,11 @@ condition (the default when absent or not a condition of the competition's runs)
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
@@ -15,13 +16,13 @@ from ..ablation_selectors import EXPORT_HEADER, AblationsPage, ablations_page
 from .common import svg_response, table_response
 
 
-def _page(request: HttpRequest, slug: str) -> AblationsPage:
+def _page(request: HtmxHttpRequest, slug: str) -> AblationsPage:
     return ablations_page(competition_get(slug), request.GET.get("reference"))
 
 
 @require_GET
 @organizer_required
-def ablations(request: HttpRequest, slug: str) -> HttpResponse:
+def ablations(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Per model the change under each condition against the reference, with intervals."""
     page = _page(request, slug)
     asked = request.GET.get("reference")
@@ -35,7 +36,7 @@ def ablations(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def ablations_chart(request: HttpRequest, slug: str) -> HttpResponse:
+def ablations_chart(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The forest plot of the overall changes as an SVG image."""
     page = _page(request, slug)
     return svg_response(ablation_forest(page.forest(), reference=page.reference or ""))
@@ -43,7 +44,7 @@ def ablations_chart(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def ablations_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def ablations_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     """Every change (overall and per problem) as CSV or XLSX."""
     page = _page(request, slug)
     return table_response(

@@ -7,9 +7,9 @@ import io
 from collections.abc import Callable
 
 from django import forms
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 
-from ioleval.http import XLSX, attachment, form_data, post_redirect
+from ioleval.http import XLSX, HtmxHttpRequest, attachment, form_data, post_redirect
 
 from ..exports import table_file
 
@@ -36,7 +36,7 @@ def table_response(
 
 
 def csv_upload(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     form_class: type[forms.Form],
     importer: Callable[..., object],
     *,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
@@ -16,14 +17,14 @@ from .common import svg_response, table_response
 
 @require_GET
 @organizer_required
-def formats(request: HttpRequest, slug: str) -> HttpResponse:
+def formats(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     page = formats_page(competition_get(slug))
     return render(request, "puzzles/analytics/formats.html", {"page": page})
 
 
 @require_GET
 @organizer_required
-def formats_chart(request: HttpRequest, slug: str) -> HttpResponse:
+def formats_chart(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     page = formats_page(competition_get(slug))
     header, body = page.table()
     columns = header[2:-3]
@@ -32,7 +33,7 @@ def formats_chart(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def formats_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def formats_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     header, body = formats_page(competition_get(slug)).table()
     return table_response(
         header, body, fmt, name=f"{slug}-format-failures", title="format failures"
@@ -41,6 +42,6 @@ def formats_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def formats_cell(request: HttpRequest, slug: str, system_id: int, family: str) -> HttpResponse:
+def formats_cell(request: HtmxHttpRequest, slug: str, system_id: int, family: str) -> HttpResponse:
     page = format_cell_page(competition_get(slug), system_id, family)
     return render(request, "puzzles/analytics/formats_cell.html", {"page": page})

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from ioleval.http import form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
@@ -22,7 +22,7 @@ from .common import svg_response, table_response
 
 @require_GET
 @organizer_required
-def oracle(request: HttpRequest, slug: str) -> HttpResponse:
+def oracle(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     page = oracle_page(competition, members=request.GET.getlist("members"))
     context = {
@@ -36,7 +36,7 @@ def oracle(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def oracle_chart(request: HttpRequest, slug: str) -> HttpResponse:
+def oracle_chart(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The preview of `?members=` as an SVG image: per task the oracle's score and supplier,
     per member its share. Fewer than two known members answer an empty-state chart (200, as
     the other analytics charts do with nothing to draw), never a broken image."""
@@ -46,7 +46,7 @@ def oracle_chart(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @organizer_required
-def oracle_save(request: HttpRequest, slug: str) -> HttpResponse:
+def oracle_save(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     systems = list(competition.systems.values_list("name", flat=True))
     form = OracleForm(request.POST, systems=systems)
@@ -66,7 +66,7 @@ def oracle_save(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def oracle_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def oracle_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     competition = competition_get(slug)
     page = oracle_page(competition, members=request.GET.getlist("members"))
     if page.preview is None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
+from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
@@ -20,7 +21,7 @@ from .common import csv_upload, svg_response, table_response
 
 @require_http_methods(["GET", "POST"])
 @organizer_required
-def probes(request: HttpRequest, slug: str) -> HttpResponse:
+def probes(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The accuracy table, the correlations and the chart; a POST imports a CSV of probes."""
     competition = competition_get(slug)
     if request.method == "POST":
@@ -38,14 +39,14 @@ def probes(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def probes_chart(request: HttpRequest, slug: str) -> HttpResponse:
+def probes_chart(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Probe accuracy against the automatic score, as an SVG image."""
     return svg_response(probes_scatter(probes_page(competition_get(slug)).points))
 
 
 @require_GET
 @organizer_required
-def probes_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def probes_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     """The accuracy table, one row per model and probe type, as CSV or XLSX."""
     page = probes_page(competition_get(slug))
     return table_response(

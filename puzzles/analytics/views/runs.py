@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
+from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
@@ -25,7 +26,7 @@ OUTPUTS = "outputs"
 
 @require_http_methods(["GET", "POST"])
 @organizer_required
-def runs(request: HttpRequest, slug: str) -> HttpResponse:
+def runs(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Submission statistics and the selection check; a POST imports a CSV of runs, or of
     runs' outputs when its button says so."""
     competition = competition_get(slug)
@@ -53,7 +54,7 @@ def runs(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def runs_chart(request: HttpRequest, slug: str) -> HttpResponse:
+def runs_chart(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Submissions per day, scored and failed, as an SVG image."""
     page = runs_page(competition_get(slug))
     return svg_response(runs_per_day_chart([(d.day, d.scored, d.failed) for d in page.days]))
@@ -61,7 +62,7 @@ def runs_chart(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def runs_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def runs_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     """The selection check, one row per team, as CSV or XLSX."""
     page = runs_page(competition_get(slug))
     return table_response(

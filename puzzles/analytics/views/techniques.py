@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ioleval.http import form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
@@ -20,7 +20,7 @@ from .common import csv_upload, svg_response, table_response
 
 @require_http_methods(["GET", "POST"])
 @organizer_required
-def techniques(request: HttpRequest, slug: str) -> HttpResponse:
+def techniques(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Adoption and within-team effect per technique; a POST imports a CSV of tags."""
     competition = competition_get(slug)
     if request.method == "POST":
@@ -38,7 +38,7 @@ def techniques(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @organizer_required
-def techniques_tag(request: HttpRequest, slug: str) -> HttpResponse:
+def techniques_tag(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Add a technique to, or remove it from, chosen runs of one team."""
     competition = competition_get(slug)
     form = TagForm(request.POST, teams=teams_with_runs(competition))
@@ -58,7 +58,7 @@ def techniques_tag(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def techniques_chart(request: HttpRequest, slug: str) -> HttpResponse:
+def techniques_chart(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Each technique's within-team effect with its interval, as an SVG image."""
     page = techniques_page(competition_get(slug))
     rows = [
@@ -69,7 +69,7 @@ def techniques_chart(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def techniques_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def techniques_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     """One row per technique, as CSV or XLSX."""
     page = techniques_page(competition_get(slug))
     return table_response(

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
@@ -16,7 +17,7 @@ from .common import svg_response, table_response
 
 @require_GET
 @organizer_required
-def tiers(request: HttpRequest, slug: str) -> HttpResponse:
+def tiers(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The table per tier, the strip chart and the per-task heat map grouped by tier."""
     page = tiers_page(competition_get(slug))
     return render(request, "puzzles/analytics/tiers.html", {"page": page})
@@ -24,14 +25,14 @@ def tiers(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @organizer_required
-def tiers_chart(request: HttpRequest, slug: str) -> HttpResponse:
+def tiers_chart(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The scores by tier as an SVG strip chart."""
     return svg_response(tier_strips(tiers_page(competition_get(slug)).strips()))
 
 
 @require_GET
 @organizer_required
-def tiers_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def tiers_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     """The table per tier (n, median, mean, min, max; 0-1 scale) as CSV or XLSX."""
     page = tiers_page(competition_get(slug))
     return table_response(
