@@ -11,6 +11,14 @@ from simple_history.models import HistoricalRecords
 from .languages import language_label
 
 
+class CompetitionQuerySet(models.QuerySet):
+    def lock(self, competition: Competition) -> None:
+        """Hold the competition's row until the transaction ends: the imports that replace or
+        add to a competition's data take it, so that two of them run one after the other
+        (SQLite, without row locks, serializes writes anyway)."""
+        self.select_for_update().filter(pk=competition.pk).first()
+
+
 class Competition(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
     name = models.CharField(max_length=200)
@@ -28,6 +36,8 @@ class Competition(models.Model):
         "while jurors grade blind.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CompetitionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-year", "slug"]

@@ -283,7 +283,7 @@ def contestants_import(
     """Replace the competition's contestants with those of a totals or points file."""
     form, people, limits = _read(stream, file=file, competition=competition)
     # One import at a time per competition: the second waits, then replaces the first's.
-    Competition.objects.select_for_update().filter(pk=competition.pk).first()
+    Competition.objects.lock(competition)
     _, deleted = Contestant.objects.filter(competition=competition).delete()
     replaced = deleted.get(Contestant._meta.label, 0)
     contestants = Contestant.objects.bulk_create(

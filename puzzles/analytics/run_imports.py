@@ -118,7 +118,7 @@ def runs_import(
     with transaction.atomic():
         # One import of runs at a time per competition: the kept runs checked are the runs
         # kept when writing.
-        Competition.objects.select_for_update().filter(pk=competition.pk).first()
+        Competition.objects.lock(competition)
         competition_runs = Run.objects.filter(system__competition=competition)
         earlier, kept = {
             Scope.ALL: (competition_runs, competition_runs.none()),

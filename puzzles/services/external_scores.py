@@ -172,7 +172,7 @@ def system_scores_import(
     """
     rows = _read(stream, file=file, competition=competition)
     # One import at a time per competition: two would create the same new system twice.
-    Competition.objects.select_for_update().filter(pk=competition.pk).first()
+    Competition.objects.lock(competition)
     systems = {s.name: s for s in System.objects.filter(competition=competition)}
     _similar_names(rows, systems, file=file)
     result = ScoresImport(file=file)

@@ -297,6 +297,8 @@ def competition_import_iolai(
         slug=slug, defaults={"name": name or default_name, "year": year}
     )
     summary.count("competition", created)
+    # One import at a time per competition: a runs import waits for this one's runs.
+    Competition.objects.lock(competition)
     # Earlier imports named a competition after its slug: that name is replaced, an
     # organizer's is kept.
     unnamed = competition.name in ("", slug)

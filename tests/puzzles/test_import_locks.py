@@ -1,0 +1,71 @@
+"""Imports that replace a competition's data take its row lock, and wait for each other."""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.db import connection, connections, transaction
+
+from puzzles.analytics.run_imports import runs_import
+from puzzles.models import Competition, Run, System
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _postgres_only():
+    if connection.vendor != "postgresql":
+        message = "row locks are tested on PostgreSQL (.ci/run sets DATABASE_URL)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def test_a_runs_import_waits_for_another_import_holding_the_competition():
+    call_command("demo", stdout=open(os.devnull, "w"))
+    competition = Competition.objects.get(slug="demo")
+    team = System.objects.filter(competition=competition, oracle=False).order_by("name")[0]
+    csv = (
+        "team,run,submitted_at,status,failure,public,private,selected\n"
+        f"{team.name},900,2026-07-01T10:00:00Z,scored,,0.5,0.5,0\n"
+    )
+    holding, order, errors = threading.Event(), [], []
+
+    def other_import():
+        with transaction.atomic():
+            Competition.objects.lock(competition)
+            holding.set()
+            threading.Event().wait(0.7)  # long enough for the runs import to reach the lock
+            order.append("other import done")
+
+    def import_runs():
+        holding.wait(10)
+        runs_import(
+            competition=competition,
+            stream=io.StringIO(csv),
+            file="runs.csv",
+            scope="submissions",
+        )
+        order.append("runs import done")
+
+    def run(job):
+        try:
+            job()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(job,)) for job in (other_import, import_runs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert errors == []
+    assert order == ["other import done", "runs import done"]
+    assert Run.objects.filter(system=team, run_index=900).exists()
