@@ -5,18 +5,26 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from simple_history.models import HistoricalRecords
 
 from .languages import language_label
 
 
 class CompetitionQuerySet(models.QuerySet):
-    def lock(self, competition: Competition) -> None:
-        """Hold the competition's row until the transaction ends: the imports that replace or
-        add to a competition's data take it, so that two of them run one after the other
-        (SQLite, without row locks, serializes writes anyway)."""
-        self.select_for_update().filter(pk=competition.pk).first()
+    def lock(self, competition: Competition) -> Competition:
+        """Hold the competition's row until the transaction ends, and return it as it is now.
+
+        The imports that replace or add to a competition's data take it first, so that two of
+        them run one after the other. Only inside a transaction: outside one the lock would
+        end at once (PostgreSQL refuses; SQLite, which has no row locks and lets one writer
+        at a time, would not say so). A competition deleted meanwhile is DoesNotExist."""
+        if transaction.get_autocommit(using=self.db):
+            raise transaction.TransactionManagementError(
+                "Competition.objects.lock() holds the row until the transaction ends: call it "
+                "inside transaction.atomic()"
+            )
+        return self.select_for_update().get(pk=competition.pk)
 
 
 class Competition(models.Model):

@@ -73,6 +73,14 @@ CONDITION_MAX = 120
 TECHNIQUE_MAX = 120
 
 
+class RunScope(models.TextChoices):
+    """Which of a competition's runs an import of runs replaces (the others are kept)."""
+
+    ALL = "all", "all runs: ordinary and ablation runs"
+    SUBMISSIONS = "submissions", "ordinary runs only: ablation runs kept"
+    ABLATIONS = "ablations", "ablation runs only: ordinary runs kept"
+
+
 class RunQuerySet(models.QuerySet):
     def submissions(self) -> RunQuerySet:
         """The challenge's own runs: what the runs and techniques pages count (an ablation
@@ -135,6 +143,12 @@ class Run(models.Model):
                 condition=models.Q(status="scored", failure="")
                 | models.Q(status="failed", failure__gt=""),
                 name="run_failure_iff_failed",
+            ),
+            # An ablation run is never on the private board (the selection check reads
+            # ordinary runs only).
+            models.CheckConstraint(
+                condition=models.Q(condition="") | models.Q(selected_for_private=False),
+                name="run_ablation_never_selected",
             ),
         ]
 

@@ -86,6 +86,7 @@ def probes_import(*, competition: Competition, stream: TextIO, file: str) -> Pro
     for result in results:
         result.system_id = systems.get(result.model)
     with transaction.atomic():
+        Competition.objects.lock(competition)  # a second import waits, then replaces
         ProbeResult.objects.filter(competition=competition).delete()
         ProbeResult.objects.bulk_create(results, batch_size=1000)
     return ProbesImport(

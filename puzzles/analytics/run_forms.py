@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from .run_imports import Scope
+from .models import RunScope
 
 
 class RunsImportForm(forms.Form):
@@ -17,8 +17,8 @@ class RunsImportForm(forms.Form):
     )
     scope = forms.ChoiceField(
         label="Runs the file replaces",
-        choices=Scope.choices,
-        initial=Scope.ALL,
+        choices=RunScope.choices,
+        initial=RunScope.ALL,
         # A post without the field (a script's) replaces all runs, as before there was one.
         required=False,
         help_text="The runs of the other kind stay, with their answers and techniques; a "
@@ -26,7 +26,7 @@ class RunsImportForm(forms.Form):
     )
 
     def clean_scope(self) -> str:
-        return self.cleaned_data["scope"] or Scope.ALL
+        return self.cleaned_data["scope"] or RunScope.ALL
 
 
 class RunOutputsImportForm(forms.Form):

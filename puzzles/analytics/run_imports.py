@@ -32,17 +32,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TextIO
 
-from django.db import models, transaction
+from django.db import transaction
 
 from ioleval.errors import AppError
 
 from ..errors import ImportFailure
-from ..models import Competition, Run, RunOutput, System, Technique
+from ..models import Competition, Run, RunOutput, System
 from ..tabular import csv_rows
 from .cells import run_index, shown
 from .cells import seed as cell_seed
-from .models import CONDITION_MAX, SUBMISSION_ID_MAX
-from .technique_services import tags_add, technique_name
+from .models import CONDITION_MAX, SUBMISSION_ID_MAX, RunScope
+from .stats.words import counted
+from .technique_services import tags_add, technique_name, techniques_prune
 
 RUN_COLUMNS = ("team", "run", "submitted_at", "status", "failure", "public", "private", "selected")
 OPTIONAL_COLUMNS = ("submission_id", "condition", "seed", "techniques")
@@ -54,16 +55,8 @@ _FAMILIES = {
 }
 
 
-class Scope(models.TextChoices):
-    """Which of the competition's runs an import replaces (the others are kept)."""
-
-    ALL = "all", "all runs: ordinary and ablation runs"
-    SUBMISSIONS = "submissions", "ordinary runs only: ablation runs kept"
-    ABLATIONS = "ablations", "ablation runs only: ordinary runs kept"
-
-
-_KIND = {Scope.SUBMISSIONS: "ordinary", Scope.ABLATIONS: "ablation"}
-_OTHER = {Scope.SUBMISSIONS: "ablation", Scope.ABLATIONS: "ordinary"}
+_KIND = {RunScope.SUBMISSIONS: "ordinary", RunScope.ABLATIONS: "ablation"}
+_OTHER = {RunScope.SUBMISSIONS: "ablation", RunScope.ABLATIONS: "ordinary"}
 
 
 @dataclass(frozen=True)
@@ -75,43 +68,44 @@ class RunsImport:
     teams: int
     failed: int
     replaced: tuple[int, int, int] = (0, 0, 0)  # earlier runs, of them ablation runs, answers
-    scope: str = Scope.ALL
+    scope: str = RunScope.ALL
     kept: int = 0  # runs of the other kind, kept by a scoped import
 
     def lines(self) -> list[str]:
         runs, ablations, answers = self.replaced
-        line = f"{self.file}: {self.runs} runs of {self.teams} teams stored, {self.failed} failed"
-        if self.scope == Scope.ALL:
+        line = (
+            f"{self.file}: {counted(self.runs, 'run')} of {counted(self.teams, 'team')} "
+            f"stored, {self.failed} failed"
+        )
+        if self.scope == RunScope.ALL:
             if runs:
-                line += f"; the competition's {runs} earlier runs replaced"
+                line += f"; the competition's earlier runs replaced ({runs}"
                 if ablations or answers:
-                    line += f" ({ablations} ablation runs and {answers} answers per task with them)"
+                    line += (
+                        f", with {counted(ablations, 'ablation run')} and "
+                        f"{counted(answers, 'answer')} per task"
+                    )
+                line += ")"
             return [line]
+        kind, other = _KIND[self.scope], _OTHER[self.scope]
         if runs:
-            line += f"; the competition's {runs} earlier {_KIND[self.scope]} runs replaced"
+            line += f"; the competition's earlier {kind} runs replaced ({runs}"
             if answers:
-                line += f" ({answers} answers per task with them)"
+                line += f", with {counted(answers, 'answer')} per task"
+            line += ")"
         else:
-            line += f"; no earlier {_KIND[self.scope]} run to replace"
-        line += f"; its {self.kept} {_OTHER[self.scope]} runs kept"
+            line += f"; no earlier {kind} run to replace"
+        line += f"; {counted(self.kept, other + ' run')} kept"
         return [line]
 
 
-@dataclass(frozen=True)
-class _Kept:
-    """A run of the other kind that a scoped import keeps."""
-
-    condition: str
-    selected: bool
-
-
 def runs_import(
-    *, competition: Competition, stream: TextIO, file: str, scope: str = Scope.ALL
+    *, competition: Competition, stream: TextIO, file: str, scope: str = RunScope.ALL
 ) -> RunsImport:
     """Check the whole file, then replace the competition's runs of `scope` with it."""
-    if scope not in Scope.values:
+    if scope not in RunScope.values:
         raise ImportFailure(
-            f"{scope!r} is not a scope (use one of {', '.join(Scope.values)})",
+            f"{scope!r} is not a scope (use one of {', '.join(RunScope.values)})",
             file=file,
             field="scope",
         )
@@ -121,15 +115,15 @@ def runs_import(
         Competition.objects.lock(competition)
         competition_runs = Run.objects.filter(system__competition=competition)
         earlier, kept = {
-            Scope.ALL: (competition_runs, competition_runs.none()),
-            Scope.SUBMISSIONS: (competition_runs.submissions(), competition_runs.ablations()),
-            Scope.ABLATIONS: (competition_runs.ablations(), competition_runs.submissions()),
+            RunScope.ALL: (competition_runs, competition_runs.none()),
+            RunScope.SUBMISSIONS: (competition_runs.submissions(), competition_runs.ablations()),
+            RunScope.ABLATIONS: (competition_runs.ablations(), competition_runs.submissions()),
         }[scope]
+        # A kept run is never a selected one: an ablation run never is (a database rule), and
+        # kept ordinary runs face ablation rows only, which may not be selected.
         kept_runs = {
-            (team, index): _Kept(condition, chosen)
-            for team, index, condition, chosen in kept.values_list(
-                "system__name", "run_index", "condition", "selected_for_private"
-            )
+            (team, index): condition
+            for team, index, condition in kept.values_list("system__name", "run_index", "condition")
         }
         runs, tags = _rows(
             competition=competition, stream=stream, file=file, scope=scope, kept=kept_runs
@@ -145,8 +139,7 @@ def runs_import(
             competition=competition,
             tags=[(run.pk, name) for run, names in zip(runs, tags, strict=True) for name in names],
         )
-        # A technique on no run any more leaves the list, as on the page.
-        Technique.objects.filter(competition=competition, runs__isnull=True).delete()
+        techniques_prune(competition=competition)
     return RunsImport(
         file=file,
         runs=len(runs),
@@ -164,17 +157,12 @@ def _rows(
     stream: TextIO,
     file: str,
     scope: str,
-    kept: dict[tuple[str, int], _Kept],
+    kept: dict[tuple[str, int], str],
 ) -> tuple[list[Run], list[list[str]]]:
     """The file's runs (unsaved) and each one's technique names; refuse the first bad cell."""
     systems = {s.name: s for s in System.objects.filter(competition=competition)}
     seen: dict[tuple[str, int], int] = {}
-    # A team's selected run, by the line that selects it or (a kept run) by its index.
-    selected: dict[str, str] = {
-        team: f"run {index}, an {_kind(k.condition)} run kept by this import, is selected"
-        for (team, index), k in kept.items()
-        if k.selected
-    }
+    selected: dict[str, int] = {}  # team -> the line that selects its run
     runs: list[Run] = []
     tags: list[list[str]] = []
     for line, row in csv_rows(stream, file=file, required=RUN_COLUMNS, optional=OPTIONAL_COLUMNS):
@@ -195,7 +183,7 @@ def _rows(
         if key in kept:
             raise ImportFailure(
                 f"run {index} of {system.name!r} is already an "
-                f"{_kind(kept[key].condition)} run, kept by this import",
+                f"{_kind(kept[key])} run, kept by this import",
                 **where,
                 field="run",
             )
@@ -219,11 +207,12 @@ def _rows(
         if chosen:
             if system.name in selected:
                 raise ImportFailure(
-                    f"a second selected run of {system.name!r} ({selected[system.name]})",
+                    f"a second selected run of {system.name!r} (first on line "
+                    f"{selected[system.name]})",
                     **where,
                     field="selected",
                 )
-            selected[system.name] = f"first on line {line}"
+            selected[system.name] = line
         submission_id = (row.get("submission_id") or "").strip()
         if len(submission_id) > SUBMISSION_ID_MAX:
             raise ImportFailure(
@@ -268,14 +257,14 @@ def _condition(text: str | None, scope: str, **where) -> str:
         raise ImportFailure(
             f"condition is longer than {CONDITION_MAX} characters", **where, field="condition"
         )
-    if value and scope == Scope.SUBMISSIONS:
+    if value and scope == RunScope.SUBMISSIONS:
         raise ImportFailure(
             f"a run with a condition ({shown(value)!r}) is an ablation run: this import (scope "
             "submissions) takes ordinary runs only",
             **where,
             field="condition",
         )
-    if not value and scope == Scope.ABLATIONS:
+    if not value and scope == RunScope.ABLATIONS:
         raise ImportFailure(
             "no condition: this import (scope ablations) takes ablation runs only, each with "
             "the condition it was made under",

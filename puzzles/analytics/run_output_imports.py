@@ -93,8 +93,10 @@ def run_outputs_replace(*, runs: Iterable[Run], outputs: list[RunOutput]) -> Non
     RunOutput.objects.bulk_create(outputs, batch_size=1000)
 
 
+@transaction.atomic
 def run_outputs_import(*, competition: Competition, stream: TextIO, file: str) -> RunOutputsImport:
     """Check and score the whole file, then replace the outputs of the runs it names."""
+    Competition.objects.lock(competition)  # the runs read stay until their outputs are in
     runs = {
         (r.system.name, r.run_index): r
         for r in Run.objects.filter(system__competition=competition).select_related("system")
@@ -159,8 +161,7 @@ def run_outputs_import(*, competition: Competition, stream: TextIO, file: str) -
     answered: dict[int, int] = {}
     for output in outputs:
         answered[output.run.pk] = answered.get(output.run.pk, 0) + 1
-    with transaction.atomic():
-        run_outputs_replace(runs=named.values(), outputs=outputs)
+    run_outputs_replace(runs=named.values(), outputs=outputs)
     return RunOutputsImport(
         file=file,
         outputs=len(outputs),

@@ -130,8 +130,9 @@ def runs_tag(
 ) -> TagChange:
     """Tag the team's runs (all of them when `runs` is None) with the technique."""
     name = technique_name(technique)
-    chosen = _team_runs(competition, team, runs)
     with transaction.atomic():
+        Competition.objects.lock(competition)  # the runs chosen stay until the tags are in
+        chosen = _team_runs(competition, team, runs)
         new = name.casefold() not in _known(competition)
         changed, _ = tags_add(competition=competition, tags=[(pk, name) for pk, _ in chosen])
         shown = _known(competition)[name.casefold()][0]
@@ -151,13 +152,14 @@ def runs_untag(
     """Take the technique off the team's runs (all of them when `runs` is None); a technique
     left on no run leaves the competition's list."""
     name = technique_name(technique)
-    known = _known(competition)
-    if name.casefold() not in known:
-        raise AppError(f"the competition has no technique “{name}”", field="technique")
-    shown, technique_id = known[name.casefold()]
-    chosen = _team_runs(competition, team, runs)
     through = Run.techniques.through
     with transaction.atomic():
+        Competition.objects.lock(competition)
+        known = _known(competition)
+        if name.casefold() not in known:
+            raise AppError(f"the competition has no technique “{name}”", field="technique")
+        shown, technique_id = known[name.casefold()]
+        chosen = _team_runs(competition, team, runs)
         changed, _ = through.objects.filter(
             technique_id=technique_id, run_id__in=[pk for pk, _ in chosen]
         ).delete()
@@ -174,9 +176,11 @@ def runs_untag(
     )
 
 
+@transaction.atomic
 def tags_import(*, competition: Competition, stream: TextIO, file: str) -> TagsImport:
     """Check the whole CSV `team, run, technique`, then add its tags in one transaction
     (tags already there are kept; nothing is removed)."""
+    Competition.objects.lock(competition)  # the runs read stay until the tags are in
     runs = {
         (team, index): pk
         for pk, team, index in Run.objects.submissions()
@@ -212,6 +216,12 @@ def tags_import(*, competition: Competition, stream: TextIO, file: str) -> TagsI
         runs=len({r for r, _ in distinct}),
         new_techniques=tuple(new),
     )
+
+
+def techniques_prune(*, competition: Competition) -> None:
+    """Remove the competition's techniques left on no run (after runs were replaced), as
+    taking a technique off its last run does."""
+    Technique.objects.filter(competition=competition, runs__isnull=True).delete()
 
 
 def _known(competition: Competition) -> dict[str, tuple[str, int]]:

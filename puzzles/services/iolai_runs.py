@@ -14,6 +14,7 @@ from pathlib import Path
 from ..analytics.cells import MAX_INT
 from ..analytics.models import SUBMISSION_ID_MAX
 from ..analytics.run_output_imports import run_output_scored, run_outputs_replace
+from ..analytics.technique_services import techniques_prune
 from ..errors import ImportFailure
 from ..models import Competition, Run, System, Task
 from ..tabular import csv_rows, open_text, read_json
@@ -265,6 +266,7 @@ def iolai_runs_write(
         run.board_fallback = r.scored and not r.selected
         stored.append(run)
     Run.objects.filter(pk__in=[run.pk for run in existing.values() if not run.condition]).delete()
+    techniques_prune(competition=competition)  # those only on the runs removed leave the list
     Run.objects.bulk_create([run for run in stored if run.pk is None])
     Run.objects.bulk_update(
         [run for run in stored if run.pk is not None],

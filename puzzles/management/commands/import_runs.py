@@ -1,4 +1,5 @@
-from puzzles.analytics.run_imports import Scope, runs_import
+from puzzles.analytics.models import RunScope
+from puzzles.analytics.run_imports import runs_import
 
 from ._base import CompetitionFileImportCommand
 
@@ -20,8 +21,8 @@ class Command(CompetitionFileImportCommand):
         super().add_arguments(parser)
         parser.add_argument(
             "--scope",
-            choices=Scope.values,
-            default=Scope.ALL,
+            choices=RunScope.values,
+            default=RunScope.ALL,
             help="which of the competition's runs the file replaces (default: all)",
         )
 

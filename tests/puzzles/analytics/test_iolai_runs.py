@@ -20,7 +20,7 @@ from django.urls import reverse
 from puzzles.analytics.run_scores import ALL_TASKS, run_problem_scores
 from puzzles.analytics.run_selectors import runs_page
 from puzzles.analytics.technique_services import tags_add
-from puzzles.models import Competition, Run, RunOutput
+from puzzles.models import Competition, Run, RunOutput, Technique
 from tests.conftest import IOLAI_DIR
 
 SLUG = "iol-runs"
@@ -290,6 +290,7 @@ def test_reimport_keeps_technique_tags_and_ablation_runs(layout):
         status="failed",
         failure="limit",
     )
+    tags_add(competition=scored.system.competition, tags=[(stray.pk, "retry loop")])
     _import(layout, slug="small")
     again = Run.objects.get(pk=scored.pk)  # the same row, updated in place
     assert list(again.techniques.values_list("name", flat=True)) == ["chain of thought"]
@@ -297,6 +298,8 @@ def test_reimport_keeps_technique_tags_and_ablation_runs(layout):
     assert Run.objects.filter(pk=ablation.pk).exists()
     assert not Run.objects.filter(pk=stray.pk).exists()  # not on the board: replaced
     assert sorted(r.run_index for r in _small_runs()) == [3, 8, 1000]
+    # "retry loop" was on the replaced run alone: it leaves the list, as after a runs import.
+    assert list(Technique.objects.values_list("name", flat=True)) == ["chain of thought"]
 
 
 @pytest.mark.django_db

@@ -8,11 +8,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 from openpyxl import load_workbook
 from scipy import stats as sps
 
-from puzzles.analytics.run_imports import Scope, runs_import
+from puzzles.analytics.models import RunScope
+from puzzles.analytics.run_imports import runs_import
 from puzzles.analytics.run_selectors import runs_page
 from puzzles.analytics.stats.runs import (
     MIN_RUNS,
@@ -244,14 +246,14 @@ def test_technique_names_differing_in_case_are_one_technique(competition):
 
 def test_negative_seeds_and_what_an_import_replaced(competition):
     first = _import(competition, ABLATION_HEADER + "Alpha,1,2026-03-01,scored,,0.5,,0,cold,-3,\n")
-    assert first.lines() == ["runs.csv: 1 runs of 1 teams stored, 0 failed"]
+    assert first.lines() == ["runs.csv: 1 run of 1 team stored, 0 failed"]
     assert Run.objects.get().seed == -3
     Technique.objects.create(competition=competition, name="on no run")
     again = _import(competition, GOOD)
     assert not Technique.objects.exists()
     assert again.lines() == [
-        "runs.csv: 3 runs of 2 teams stored, 1 failed; the competition's 1 earlier runs "
-        "replaced (1 ablation runs and 0 answers per task with them)"
+        "runs.csv: 3 runs of 2 teams stored, 1 failed; the competition's earlier runs "
+        "replaced (1, with 1 ablation run and no answer per task)"
     ]
 
 
@@ -328,7 +330,7 @@ def test_scope_submissions_replaces_ordinary_runs_and_keeps_ablations(mixed):
         ABLATION_HEADER
         + "Alpha,4,2026-03-03,scored,,0.7,,1,,,retry loop\n"
         + "Beta,5,2026-03-03,failed,runtime,,,0,,,\n",
-        scope=Scope.SUBMISSIONS,
+        scope=RunScope.SUBMISSIONS,
     )
     assert _kind(True) == ablations
     assert [(team, index) for _, team, index, _, _ in _kind(False)] == [("Alpha", 4), ("Beta", 5)]
@@ -338,8 +340,8 @@ def test_scope_submissions_replaces_ordinary_runs_and_keeps_ablations(mixed):
     # "cot" was on replaced runs only: it leaves the list.
     assert sorted(Technique.objects.values_list("name", flat=True)) == ["retry loop", "voting"]
     assert result.lines() == [
-        "runs.csv: 2 runs of 2 teams stored, 1 failed; the competition's 3 earlier ordinary "
-        "runs replaced (1 answers per task with them); its 2 ablation runs kept"
+        "runs.csv: 2 runs of 2 teams stored, 1 failed; the competition's earlier ordinary "
+        "runs replaced (3, with 1 answer per task); 2 ablation runs kept"
     ]
 
 
@@ -350,7 +352,7 @@ def test_scope_ablations_replaces_ablation_runs_and_keeps_ordinary_runs(mixed):
         mixed,
         ABLATION_HEADER + "Beta,7,2026-03-04,scored,,0.2,,0, no  language info ,2,cot\n",
         file="abl.csv",
-        scope=Scope.ABLATIONS,
+        scope=RunScope.ABLATIONS,
     )
     assert _kind(False) == ordinary
     (new,) = _kind(True)
@@ -360,8 +362,8 @@ def test_scope_ablations_replaces_ablation_runs_and_keeps_ordinary_runs(mixed):
     assert sorted(tagged) == [(1, "cot"), (7, "cot")]
     assert list(Technique.objects.values_list("name", flat=True)) == ["cot"]  # voting left
     assert result.lines() == [
-        "abl.csv: 1 runs of 1 teams stored, 0 failed; the competition's 2 earlier ablation "
-        "runs replaced (1 answers per task with them); its 3 ordinary runs kept"
+        "abl.csv: 1 run of 1 team stored, 0 failed; the competition's earlier ablation "
+        "runs replaced (2, with 1 answer per task); 3 ordinary runs kept"
     ]
     # Selections stay as they were: the kept ordinary runs are the private board's.
     page = runs_page(mixed)
@@ -372,21 +374,21 @@ def test_a_scoped_import_with_nothing_to_replace_says_so(competition):
     result = _import(
         competition,
         ABLATION_HEADER + "Beta,1,2026-03-04,scored,,0.2,,0,cold,2,\n",
-        scope=Scope.ABLATIONS,
+        scope=RunScope.ABLATIONS,
     )
     assert result.lines() == [
-        "runs.csv: 1 runs of 1 teams stored, 0 failed; no earlier ablation run to replace; "
-        "its 0 ordinary runs kept"
+        "runs.csv: 1 run of 1 team stored, 0 failed; no earlier ablation run to replace; "
+        "no ordinary run kept"
     ]
 
 
 def test_scope_all_replaces_both_kinds(mixed):
-    result = _import(mixed, GOOD, scope=Scope.ALL)
+    result = _import(mixed, GOOD, scope=RunScope.ALL)
     assert not Run.objects.exclude(condition="").exists() and not RunOutput.objects.exists()
     assert not Technique.objects.exists()
     assert result.lines() == [
-        "runs.csv: 3 runs of 2 teams stored, 1 failed; the competition's 5 earlier runs "
-        "replaced (2 ablation runs and 2 answers per task with them)"
+        "runs.csv: 3 runs of 2 teams stored, 1 failed; the competition's earlier runs "
+        "replaced (5, with 2 ablation runs and 2 answers per task)"
     ]
 
 
@@ -394,37 +396,37 @@ def test_scope_all_replaces_both_kinds(mixed):
     ("scope", "body", "field", "words"),
     [
         (
-            Scope.SUBMISSIONS,
+            RunScope.SUBMISSIONS,
             "Beta,3,2026-03-01,scored,,0.1,,0,cold,1,\n",
             "condition",
             "a run with a condition ('cold') is an ablation run",
         ),
         (
-            Scope.ABLATIONS,
+            RunScope.ABLATIONS,
             "Beta,3,2026-03-01,scored,,0.1,,0,,,\n",
             "condition",
             "no condition: this import (scope ablations) takes ablation runs only",
         ),
         (
-            Scope.SUBMISSIONS,
+            RunScope.SUBMISSIONS,
             "Alpha,3,2026-03-01,scored,,0.1,,0,,,\n",
             "run",
             "run 3 of 'Alpha' is already an ablation run, kept by this import",
         ),
         (
-            Scope.ABLATIONS,
+            RunScope.ABLATIONS,
             "Beta,1,2026-03-01,scored,,0.1,,0,cold,1,\n",
             "run",
             "run 1 of 'Beta' is already an ordinary run, kept by this import",
         ),
         (
-            Scope.ALL,
+            RunScope.ALL,
             "Beta,3,2026-03-01,scored,,0.1,,1,cold,1,\n",
             "selected",
             "an ablation run is never on the private board",
         ),
         (
-            Scope.ABLATIONS,
+            RunScope.ABLATIONS,
             "Beta,3,2026-03-01,scored,,0.1,,yes,cold,1,\n",
             "selected",
             "an ablation run is never on the private board",
@@ -433,7 +435,9 @@ def test_scope_all_replaces_both_kinds(mixed):
 )
 def test_scoped_refusals_name_file_line_field_and_change_nothing(mixed, scope, body, field, words):
     before = _state()
-    first = "Alpha,9,2026-03-01,scored,,0.9,,0," + ("cold,1," if scope == Scope.ABLATIONS else ",,")
+    first = "Alpha,9,2026-03-01,scored,,0.9,,0," + (
+        "cold,1," if scope == RunScope.ABLATIONS else ",,"
+    )
     with pytest.raises(ImportFailure) as exc:
         _import(mixed, ABLATION_HEADER + first + "cot\n" + body, file="scoped.csv", scope=scope)
     assert (exc.value.file, exc.value.line, exc.value.field) == ("scoped.csv", 3, field)
@@ -441,21 +445,12 @@ def test_scoped_refusals_name_file_line_field_and_change_nothing(mixed, scope, b
     assert _state() == before
 
 
-def test_a_kept_selected_run_counts_for_the_one_selected_run_per_team(mixed):
-    # An ablation run selected before ablation runs could not be: the team's one selection.
-    Run.objects.filter(system__name="Alpha", run_index=3).update(selected_for_private=True)
-    before = _state()
-    with pytest.raises(ImportFailure) as exc:
-        _import(
-            mixed,
-            ABLATION_HEADER + "Alpha,4,2026-03-03,scored,,0.7,,1,,,\n",
-            scope=Scope.SUBMISSIONS,
-        )
-    assert (exc.value.line, exc.value.field) == (2, "selected")
-    assert exc.value.message == (
-        "a second selected run of 'Alpha' (run 3, an ablation run kept by this import, is selected)"
-    )
-    assert _state() == before
+def test_the_database_refuses_a_selected_ablation_run(mixed):
+    """The import's rule is the database's: no code path can put an ablation run on the
+    private board."""
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Run.objects.filter(system__name="Alpha", run_index=3).update(selected_for_private=True)
+    assert not Run.objects.ablations().filter(selected_for_private=True).exists()
 
 
 def test_an_unknown_scope_is_refused(competition):
@@ -471,8 +466,8 @@ def test_command_scope(mixed, tmp_path):
     ablations.write_text(ABLATION_HEADER + "Beta,7,2026-03-04,scored,,0.2,,0,cold,2,\n")
     out = io.StringIO()
     call_command("import_runs", "runs-comp", str(ablations), "--scope", "ablations", stdout=out)
-    assert "2 earlier ablation runs replaced" in out.getvalue()
-    assert "its 3 ordinary runs kept" in out.getvalue()
+    assert "earlier ablation runs replaced (2" in out.getvalue()
+    assert "; 3 ordinary runs kept" in out.getvalue()
     assert _kind(False) == ordinary
     assert [r[1:4] for r in _kind(True)] == [("Beta", 7, "cold")]
     before = _state()
@@ -496,7 +491,7 @@ def test_upload_form_scope(organizer_client, mixed):
     response = organizer_client.post(url, {"file": upload, "scope": "submissions"}, follow=True)
     assert response.redirect_chain[-1][0] == url
     text = response.content.decode()
-    assert "its 2 ablation runs kept" in text
+    assert "; 2 ablation runs kept" in text
     assert _kind(True) == ablations
     assert [r[1:3] for r in _kind(False)] == [("Alpha", 8)]
     before = _state()
