@@ -10,6 +10,8 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from puzzles.analytics import report_pdf
@@ -94,9 +96,9 @@ def test_an_empty_competition_has_no_analytics_part():
     assert analytics_report_html(CompetitionFactory(slug="empty")) == ""
 
 
-def _scored_competition(names: list[str]):
+def _scored_competition(names: list[str], slug: str = "pdf"):
     """One task, a system per name with a right answer (tiers and formats have data)."""
-    competition = CompetitionFactory(slug="pdf")
+    competition = CompetitionFactory(slug=slug)
     problem = ProblemFactory(competition=competition, number=1)
     task = TaskFactory(problem=problem, answer_key=[["one"]])
     for name in names:
@@ -144,3 +146,27 @@ def test_hostile_names_are_escaped_and_the_charts_stay_whole():
     svgs = _assert_svgs_whole(html)
     # The names are in the charts too, as escaped text.
     assert any("&lt;img src=x" in svg for svg in svgs)
+
+
+def _with_runs(names: list[str], slug: str):
+    competition = _scored_competition(names, slug=slug)
+    runs = "team,run,submitted_at,status,failure,public,private,selected\n" + "".join(
+        f"{team},{run},2026-03-0{run}T10:00:00Z,scored,,0.{run},0.{run},{int(run == 1)}\n"
+        for team in names
+        for run in (1, 2)
+    )
+    runs_import(competition=competition, stream=io.StringIO(runs), file="runs.csv")
+    for team in names:
+        runs_tag(competition=competition, team=team, runs=[1], technique="voting")
+    return competition
+
+
+def test_the_part_reads_in_a_constant_number_of_queries():
+    small = _with_runs(["A", "B"], "small")
+    large = _with_runs([f"T{i}" for i in range(12)], "large")
+    counts = set()
+    for competition in (small, large):
+        with CaptureQueriesContext(connection) as captured:
+            assert "Runs and teams" in analytics_report_html(competition)
+        counts.add(len(captured))
+    assert len(counts) == 1, counts
