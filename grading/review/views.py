@@ -146,10 +146,12 @@ def _json(competition: Competition) -> JsonResponse:
 @require_GET
 @review_roles
 def review_report_pdf(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    """The whole review as a PDF report, charts included, ending with the challenge analytics."""
+    """The whole review as a PDF report, charts included; an organizer's ends with the
+    challenge analytics (organizers' pages: a chair's report has none)."""
     competition = _competition(request, slug)
     page = review_cached(competition=competition)
-    data = review_pdf(page.review, page.charts, analytics_html=analytics_report_html(competition))
+    analytics = analytics_report_html(competition) if has_role(request.user, ORGANIZER) else ""
+    data = review_pdf(page.review, page.charts, analytics_html=analytics)
     return attachment(data, review_pdf_filename(page.review), "application/pdf")
 
 

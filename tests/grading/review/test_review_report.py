@@ -143,6 +143,15 @@ def test_the_command_and_the_download_end_with_the_challenge_analytics(organizer
         assert "No probe results imported" in analytics
 
 
+def test_a_chairs_download_has_no_analytics(client):
+    """The analytics pages are the organizers'; the chair's review PDF ends with the review."""
+    built = review_competition()
+    _with_runs(built)
+    client.force_login(built.chair)
+    text = _pdf_text(client.get(reverse("grading:review_pdf", args=["rv"])).content)
+    assert "The jury's observations" in text and "Challenge analytics" not in text
+
+
 def test_the_analytics_part_comes_with_data(tmp_path):
     from puzzles.models import Output, System
 
