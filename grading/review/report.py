@@ -4,7 +4,8 @@
 grading.review.charts, the provisional banner and the notes) through grading.pdf's renderer,
 so WeasyPrint gets no base URL and the fetcher that reads only data: and static files.
 System names are untrusted text: the template escapes them; only the charts' SVG, which
-grading.review.charts builds from escaped labels, is marked safe.
+grading.review.charts builds from escaped labels, is marked safe, and the challenge analytics
+part, which puzzles.analytics.report_pdf renders through an autoescaping template.
 
 `review_table` gives one table as a header and rows, `review_table_csv`/`review_table_xlsx`
 write it through ioleval.spreadsheet (formulas neutralized). While the review is provisional
@@ -25,13 +26,16 @@ from ..pdf import render_pdf
 from .services import Review, ReviewCharts
 
 
-def review_pdf(review: Review, charts: ReviewCharts | None) -> bytes:
-    """Return the PDF report of the review (charts left out when `charts` is None)."""
+def review_pdf(review: Review, charts: ReviewCharts | None, *, analytics_html: str = "") -> bytes:
+    """Return the PDF report of the review (charts left out when `charts` is None), ending
+    with `analytics_html`, the challenge analytics as puzzles.analytics.report_pdf renders
+    them (already escaped), on a page of its own when given."""
     html = render_to_string(
         "grading/review/report_pdf.html",
         {
             "review": review,
             "charts": charts,
+            "analytics_html": analytics_html,
             "title": f"Result review · {review.competition}",
             "generated": timezone.now(),
         },

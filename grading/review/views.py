@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 from ioleval.http import XLSX, HtmxHttpRequest, attachment
 from ioleval.progress import poll_response
 from ioleval.roles import CHAIR, ORGANIZER, has_role, role_required
+from puzzles.analytics.report_pdf import analytics_report_html
 from puzzles.models import Competition
 from puzzles.selectors import competition_get
 
@@ -145,11 +146,13 @@ def _json(competition: Competition) -> JsonResponse:
 @require_GET
 @review_roles
 def review_report_pdf(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    """The whole review as a PDF report, charts included."""
-    page = review_cached(competition=_competition(request, slug))
-    return attachment(
-        review_pdf(page.review, page.charts), review_pdf_filename(page.review), "application/pdf"
-    )
+    """The whole review as a PDF report, charts included; an organizer's ends with the
+    challenge analytics (organizers' pages: a chair's report has none)."""
+    competition = _competition(request, slug)
+    page = review_cached(competition=competition)
+    analytics = analytics_report_html(competition) if has_role(request.user, ORGANIZER) else ""
+    data = review_pdf(page.review, page.charts, analytics_html=analytics)
+    return attachment(data, review_pdf_filename(page.review), "application/pdf")
 
 
 @require_GET

@@ -9,6 +9,7 @@ colour alone. A change without an interval is drawn without a bar."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -16,6 +17,9 @@ from matplotlib.lines import Line2D
 from ioleval.charts import BLUE, GREY, VERMILLION, label, no_data_svg
 
 from .charts import render
+
+if TYPE_CHECKING:
+    from .ablation_selectors import AblationsPage
 
 TITLE = "Change against the reference (95% interval across seeds)"
 MAX_ROWS = 60  # (model, condition) rows drawn; the tables hold them all
@@ -90,3 +94,9 @@ def ablation_forest(
 
     height = min(1.6 + 0.32 * len(data), 20.0)
     return render(title, (reference, data), (7.0, height), draw)
+
+
+def ablations_page_chart(page: AblationsPage) -> str:
+    """Draw the ablations page's forest plot against its reference (the page's chart and the
+    PDF report's)."""
+    return ablation_forest(page.forest(), reference=page.reference or "")

@@ -7,11 +7,15 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from matplotlib.figure import Figure
 
 from ioleval import charts
 from ioleval.charts import label, no_data_svg
+
+if TYPE_CHECKING:
+    from .formats import FormatsPage
 
 MAX_ROWS = 60  # systems drawn in the heat map; the table holds them all
 DRAWN_KEPT = 32  # charts each process keeps drawn (a heat map of 60 systems: about 0.2 MB)
@@ -82,3 +86,10 @@ def format_heatmap(
 
     height = min(2.2 + 0.28 * len(systems), 20.0)
     return render(title, data, (8.0, height), draw)
+
+
+def formats_page_chart(page: FormatsPage) -> str:
+    """Draw the format failures page's heat map (the page's chart and the PDF report's):
+    the export's share columns, one row per system."""
+    header, body = page.table()
+    return format_heatmap([r[0] for r in body], header[2:-3], [r[2:-3] for r in body])

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from typing import TYPE_CHECKING
 
 from matplotlib.figure import Figure
 
 from ioleval.charts import BLUE, VERMILLION, no_data_svg
 
 from .charts import render
+
+if TYPE_CHECKING:
+    from .run_selectors import RunsPage
 
 TITLE = "Submissions per day"
 
@@ -35,3 +39,8 @@ def runs_per_day_chart(days: Sequence[tuple[date, int, int]], *, title: str = TI
         ax.legend(loc="upper left")
 
     return render(title, data, (7.0, 3.4), draw)
+
+
+def runs_page_chart(page: RunsPage) -> str:
+    """Draw the runs page's submissions per day (the page's chart and the PDF report's)."""
+    return runs_per_day_chart([(d.day, d.scored, d.failed) for d in page.days])

@@ -5,12 +5,16 @@ markup out."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from matplotlib.figure import Figure
 
 from ioleval.charts import BLUE, GREY, label, no_data_svg
 
 from .charts import render
+
+if TYPE_CHECKING:
+    from .technique_selectors import TechniquesPage
 
 TITLE = "Within-team effect of each technique (public score)"
 MAX_ROWS = 40
@@ -52,3 +56,12 @@ def techniques_forest(
 
     height = min(1.4 + 0.38 * len(data), 16.0)
     return render(title, data, (7.0, height), draw)
+
+
+def techniques_page_chart(page: TechniquesPage) -> str:
+    """Draw the techniques page's forest plot (the page's chart and the PDF report's): the
+    techniques with an effect, in the page's order."""
+    rows = [
+        (e.technique, e.n, e.effect, e.low, e.high) for e in page.effects if e.effect is not None
+    ]
+    return techniques_forest(rows)

@@ -7,6 +7,7 @@ from grading.review.report import review_pdf
 from grading.review.services import review_cached
 from ioleval.commands import AppCommand
 from puzzles.analytics.report import analytics_json
+from puzzles.analytics.report_pdf import analytics_report_html
 from puzzles.management.commands._base import competition_or_error
 
 
@@ -15,8 +16,8 @@ class Command(AppCommand):
         "Write the result review of a competition (jury against automatic, medals, criterion "
         "difficulty, juror agreement, observations): --format json prints it, with the "
         'challenge analytics (a section per analysis) under "analytics", or writes it to '
-        "--out; --format pdf renders the whole review with its charts to --out (without "
-        "--out, the PDF's bytes go to standard output)."
+        "--out; --format pdf renders the whole review with its charts, then the challenge "
+        "analytics, to --out (without --out, the PDF's bytes go to standard output)."
     )
 
     def add_arguments(self, parser):
@@ -53,7 +54,9 @@ class Command(AppCommand):
 
     def _pdf(self, competition, options):
         page = review_cached(competition=competition, resamples=options["resamples"])
-        data = review_pdf(page.review, page.charts)
+        data = review_pdf(
+            page.review, page.charts, analytics_html=analytics_report_html(competition)
+        )
         if options["out"]:
             with open(options["out"], "wb") as handle:
                 handle.write(data)

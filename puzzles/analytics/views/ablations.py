@@ -11,7 +11,7 @@ from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from ..ablation_charts import ablation_forest
+from ..ablation_charts import ablations_page_chart
 from ..ablation_selectors import EXPORT_HEADER, AblationsPage, ablations_page
 from .common import svg_response, table_response
 
@@ -38,8 +38,7 @@ def ablations(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @organizer_required
 def ablations_chart(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The forest plot of the overall changes as an SVG image."""
-    page = _page(request, slug)
-    return svg_response(ablation_forest(page.forest(), reference=page.reference or ""))
+    return svg_response(ablations_page_chart(_page(request, slug)))
 
 
 @require_GET

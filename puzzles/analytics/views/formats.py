@@ -10,7 +10,7 @@ from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from ..charts import format_heatmap
+from ..charts import formats_page_chart
 from ..formats import format_cell_page, formats_page
 from .common import svg_response, table_response
 
@@ -25,10 +25,7 @@ def formats(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @require_GET
 @organizer_required
 def formats_chart(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    page = formats_page(competition_get(slug))
-    header, body = page.table()
-    columns = header[2:-3]
-    return svg_response(format_heatmap([r[0] for r in body], columns, [r[2:-3] for r in body]))
+    return svg_response(formats_page_chart(formats_page(competition_get(slug))))
 
 
 @require_GET

@@ -11,7 +11,7 @@ from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from ..run_charts import runs_per_day_chart
+from ..run_charts import runs_page_chart
 from ..run_forms import RunOutputsImportForm, RunsImportForm
 from ..run_imports import runs_import
 from ..run_output_imports import run_outputs_import
@@ -56,8 +56,7 @@ def runs(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @organizer_required
 def runs_chart(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Submissions per day, scored and failed, as an SVG image."""
-    page = runs_page(competition_get(slug))
-    return svg_response(runs_per_day_chart([(d.day, d.scored, d.failed) for d in page.days]))
+    return svg_response(runs_page_chart(runs_page(competition_get(slug))))
 
 
 @require_GET

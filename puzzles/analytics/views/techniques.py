@@ -11,7 +11,7 @@ from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from ..technique_charts import techniques_forest
+from ..technique_charts import techniques_page_chart
 from ..technique_forms import REMOVE, TagForm, TagsImportForm
 from ..technique_selectors import EXPORT_HEADER, teams_with_runs, techniques_page
 from ..technique_services import runs_tag, runs_untag, tags_import
@@ -60,11 +60,7 @@ def techniques_tag(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @organizer_required
 def techniques_chart(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Each technique's within-team effect with its interval, as an SVG image."""
-    page = techniques_page(competition_get(slug))
-    rows = [
-        (e.technique, e.n, e.effect, e.low, e.high) for e in page.effects if e.effect is not None
-    ]
-    return svg_response(techniques_forest(rows))
+    return svg_response(techniques_page_chart(techniques_page(competition_get(slug))))
 
 
 @require_GET

@@ -101,6 +101,90 @@ def test_the_pdf_route_for_organizer_and_chair(client, organizer_client):
     assert client.get(reverse("grading:review_pdf", args=["rv"])).status_code == 200
 
 
+# --- the challenge analytics at the end of the PDF ------------------------------------------
+
+IMG = "<img src=x onerror=alert(1)>"
+SCRIPT = "</svg><script>alert(2)</script>"
+
+
+def _with_runs(built, team: str = "Computed", technique: str = "chain of thought") -> None:
+    """Two runs of `team` (a system of the review), the first tagged with `technique`."""
+    from puzzles.analytics.run_imports import runs_import
+    from puzzles.analytics.technique_services import runs_tag
+
+    runs = (
+        "team,run,submitted_at,status,failure,public,private,selected\n"
+        f'"{team}",1,2026-03-01T10:00:00Z,scored,,0.5,0.4,1\n'
+        f'"{team}",2,2026-03-02T10:00:00Z,scored,,0.6,0.7,0\n'
+    )
+    runs_import(competition=built.competition, stream=io.StringIO(runs), file="runs.csv")
+    runs_tag(competition=built.competition, team=team, runs=[1], technique=technique)
+
+
+def _after_the_review(text: str) -> str:
+    """The PDF's text after the review's last section."""
+    assert "The jury's observations" in text
+    return text.split("The jury's observations", 1)[1]
+
+
+def test_the_command_and_the_download_end_with_the_challenge_analytics(organizer_client, tmp_path):
+    built = review_competition()
+    _with_runs(built)
+    target = tmp_path / "review.pdf"
+    call_command("report", "rv", "--format", "pdf", "--out", str(target), "--resamples", "200")
+    downloaded = organizer_client.get(reverse("grading:review_pdf", args=["rv"])).content
+    for data in (target.read_bytes(), downloaded):
+        analytics = _after_the_review(_pdf_text(data))
+        assert "Challenge analytics" in analytics
+        for heading in ("Runs and teams", "Scores by tier", "Format failures", "Techniques"):
+            assert heading in analytics, heading
+        assert "chain of thought" in analytics
+        # An analysis without data: its note, as the JSON report gives it.
+        assert "No probe results imported" in analytics
+
+
+def test_a_chairs_download_has_no_analytics(client):
+    """The analytics pages are the organizers'; the chair's review PDF ends with the review."""
+    built = review_competition()
+    _with_runs(built)
+    client.force_login(built.chair)
+    text = _pdf_text(client.get(reverse("grading:review_pdf", args=["rv"])).content)
+    assert "The jury's observations" in text and "Challenge analytics" not in text
+
+
+def test_the_analytics_part_comes_with_data(tmp_path):
+    from puzzles.models import Output, System
+
+    # A system with outputs or imported figures is on the leaderboard (tiers, formats):
+    # here the one system is held elsewhere, without figures.
+    built = review_competition(externals=0)
+    Output.objects.filter(system__competition=built.competition).delete()
+    System.objects.filter(competition=built.competition).update(external=True)
+    target = tmp_path / "review.pdf"
+    call_command("report", "rv", "--format", "pdf", "--out", str(target), "--resamples", "200")
+    text = _pdf_text(target.read_bytes())
+    assert "The jury's observations" in text and "Challenge analytics" not in text
+    # Runs make the part: runs, techniques; the other analyses say why they have nothing.
+    _with_runs(built)
+    call_command("report", "rv", "--format", "pdf", "--out", str(target), "--resamples", "200")
+    analytics = _after_the_review(_pdf_text(target.read_bytes()))
+    assert "Challenge analytics" in analytics and "Runs and teams" in analytics
+    assert "No system with a leaderboard score." in analytics
+
+
+def test_hostile_names_in_the_analytics_are_text_in_the_pdf(organizer_client):
+    from puzzles.models import System
+
+    built = review_competition()
+    System.objects.filter(competition=built.competition, name="Computed").update(name=IMG)
+    _with_runs(built, team=IMG, technique=SCRIPT)
+    response = organizer_client.get(reverse("grading:review_pdf", args=["rv"]))
+    assert response.status_code == 200
+    analytics = _after_the_review(_pdf_text(response.content))
+    assert "Challenge analytics" in analytics
+    assert IMG in analytics and SCRIPT in analytics  # shown as text, not markup
+
+
 def test_the_page_links_the_pdf_and_every_table(organizer_client):
     review_competition()
     page = organizer_client.get(reverse("grading:review", args=["rv"])).content.decode()
