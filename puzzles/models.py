@@ -15,16 +15,22 @@ class CompetitionQuerySet(models.QuerySet):
     def lock(self, competition: Competition) -> Competition:
         """Hold the competition's row until the transaction ends, and return it as it is now.
 
-        The imports that replace or add to a competition's data take it first, so that two of
-        them run one after the other. Only inside a transaction: outside one the lock would
-        end at once (PostgreSQL refuses; SQLite, which has no row locks and lets one writer
-        at a time, would not say so). A competition deleted meanwhile is DoesNotExist."""
+        The imports that replace or add to a competition's data, and the renaming of it and
+        its problems, take it first, so that two of them run one after the other. Lock
+        order: the competition's row first, then its problems, tasks, systems and runs; a
+        write that takes a lower row first and the competition's after could deadlock with
+        an import. The lock is PostgreSQL's FOR NO KEY UPDATE: writes that only point a new
+        row at the competition (a new system, a juror's mark) do not wait for it.
+
+        Only inside a transaction: outside one the lock would end at once (PostgreSQL
+        refuses; SQLite, which has no row locks and lets one writer at a time, would not say
+        so). A competition deleted meanwhile is DoesNotExist."""
         if transaction.get_autocommit(using=self.db):
             raise transaction.TransactionManagementError(
                 "Competition.objects.lock() holds the row until the transaction ends: call it "
                 "inside transaction.atomic()"
             )
-        return self.select_for_update().get(pk=competition.pk)
+        return self.select_for_update(no_key=True).get(pk=competition.pk)
 
 
 class Competition(models.Model):

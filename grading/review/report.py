@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
 from ioleval.spreadsheet import csv_text, xlsx_bytes
 
@@ -26,10 +27,13 @@ from ..pdf import render_pdf
 from .services import Review, ReviewCharts
 
 
-def review_pdf(review: Review, charts: ReviewCharts | None, *, analytics_html: str = "") -> bytes:
+def review_pdf(
+    review: Review, charts: ReviewCharts | None, *, analytics_html: SafeString | str = ""
+) -> bytes:
     """Return the PDF report of the review (charts left out when `charts` is None), ending
     with `analytics_html`, the challenge analytics as puzzles.analytics.report_pdf renders
-    them (already escaped), on a page of its own when given."""
+    them, on a page of its own when given. Only a SafeString (a rendered template) goes in
+    as markup; any other text would be escaped."""
     html = render_to_string(
         "grading/review/report_pdf.html",
         {

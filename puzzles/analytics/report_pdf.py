@@ -183,12 +183,12 @@ def analytics_parts(competition: Competition) -> list[Part]:
     return parts
 
 
-def analytics_report_html(competition: Competition) -> str:
-    """Return the "Challenge analytics" part of the PDF report as HTML, or "" when no
-    analysis has data."""
+def analytics_report_html(competition: Competition) -> SafeString:
+    """Return the "Challenge analytics" part of the PDF report as HTML (rendered, so safe to
+    insert as markup), or "" when no analysis has data."""
     parts = analytics_parts(competition)
     if not any(p.available for p in parts):
-        return ""
+        return SafeString("")
     return render_to_string(
         TEMPLATE, {"competition": competition, "parts": parts, "top_rows": TOP_ROWS}
     )

@@ -79,20 +79,18 @@ class RunsImport:
         )
         if self.scope == RunScope.ALL:
             if runs:
-                line += f"; the competition's earlier runs replaced ({runs}"
+                line += f"; the competition's {counted(runs, 'earlier run')} replaced"
                 if ablations or answers:
                     line += (
-                        f", with {counted(ablations, 'ablation run')} and "
-                        f"{counted(answers, 'answer')} per task"
+                        f" (with {counted(ablations, 'ablation run')} and "
+                        f"{counted(answers, 'answer')} per task)"
                     )
-                line += ")"
             return [line]
         kind, other = _KIND[self.scope], _OTHER[self.scope]
         if runs:
-            line += f"; the competition's earlier {kind} runs replaced ({runs}"
+            line += f"; the competition's {counted(runs, f'earlier {kind} run')} replaced"
             if answers:
-                line += f", with {counted(answers, 'answer')} per task"
-            line += ")"
+                line += f" (with {counted(answers, 'answer')} per task)"
         else:
             line += f"; no earlier {kind} run to replace"
         line += f"; {counted(self.kept, other + ' run')} kept"

@@ -68,6 +68,7 @@ def competition_names_save(
     name = name.strip()
     if not name:
         raise ImportFailure("the competition needs a name", field="name")
+    Competition.objects.lock(competition)  # the lock order: the competition, then problems
     problems = {p.number: p for p in competition.problems.select_for_update()}
     unknown = sorted((set(titles) | set(language_names)) - set(problems))
     if unknown:

@@ -53,23 +53,26 @@ class UserFactory(factory.django.DjangoModelFactory):
         django_get_or_create = ("username",)
         skip_postgeneration_save = True
 
-    username = factory.Sequence(lambda n: f"user{n}")
+    # Zero-padded: the app orders jurors by username (least loaded, then by name), and
+    # "juror-1000" would sort before "juror-998", so which jurors a test gets would depend
+    # on how many users the tests before it made.
+    username = factory.Sequence(lambda n: f"user{n:05d}")
     password = factory.django.Password("pw-for-tests")
     roles = _roles(())
 
 
 class JurorFactory(UserFactory):
-    username = factory.Sequence(lambda n: f"juror-{n}")
+    username = factory.Sequence(lambda n: f"juror-{n:05d}")
     roles = _roles((JUROR,))
 
 
 class ChairFactory(UserFactory):
-    username = factory.Sequence(lambda n: f"chair-{n}")
+    username = factory.Sequence(lambda n: f"chair-{n:05d}")
     roles = _roles((CHAIR, JUROR))
 
 
 class OrganizerFactory(UserFactory):
-    username = factory.Sequence(lambda n: f"organizer-{n}")
+    username = factory.Sequence(lambda n: f"organizer-{n:05d}")
     roles = _roles((ORGANIZER,))
 
 

@@ -351,6 +351,9 @@ def test_invalid_counts_are_refused(competition, per_paper, override):
 
 
 def test_a_finalized_problem_gets_no_new_paper_or_juror(competition):
+    from tests.grading.factories import UserFactory
+
+    UserFactory.reset_sequence(998)
     chair = ChairFactory()
     a, b, c = JurorFactory(), JurorFactory(), JurorFactory()
     one = problem(competition, 1)
@@ -359,7 +362,10 @@ def test_a_finalized_problem_gets_no_new_paper_or_juror(competition):
     group(competition, 1, [a, b, c])
     jurors_assign(competition=competition, per_paper=2)
     paper = Paper.objects.get(problem=one)
-    paper_graded(paper, {j: {"1a": "1"} for j in (a, b)})
+    # The two jurors assigned (least loaded, then by username: which two depends on the
+    # factories' numbering, "juror-1000" sorting before "juror-998") grade it.
+    assigned = [x.juror for x in paper.assignments.select_related("juror")]
+    paper_graded(paper, {j: {"1a": "1"} for j in assigned})
     problem_finalize(problem=one, chair=chair)
     report = jurors_assign(competition=competition, per_paper=3)
     assert "problem 1 is finalized: no juror added" in report.lines()

@@ -143,6 +143,14 @@ def test_the_command_and_the_download_end_with_the_challenge_analytics(organizer
         assert "No probe results imported" in analytics
 
 
+def test_only_a_rendered_analytics_part_goes_in_as_markup():
+    """review_pdf inserts a SafeString (a rendered template) as markup; other text is text."""
+    review_competition()
+    page = review_cached(competition=_competition(), resamples=200, with_charts=False)
+    text = _pdf_text(review_pdf(page.review, None, analytics_html="<h2>Injected</h2>"))
+    assert "<h2>Injected</h2>" in text
+
+
 def test_a_chairs_download_has_no_analytics(client):
     """The analytics pages are the organizers'; the chair's review PDF ends with the review."""
     built = review_competition()

@@ -252,8 +252,8 @@ def test_negative_seeds_and_what_an_import_replaced(competition):
     again = _import(competition, GOOD)
     assert not Technique.objects.exists()
     assert again.lines() == [
-        "runs.csv: 3 runs of 2 teams stored, 1 failed; the competition's earlier runs "
-        "replaced (1, with 1 ablation run and no answer per task)"
+        "runs.csv: 3 runs of 2 teams stored, 1 failed; the competition's 1 earlier run "
+        "replaced (with 1 ablation run and no answer per task)"
     ]
 
 
@@ -340,8 +340,8 @@ def test_scope_submissions_replaces_ordinary_runs_and_keeps_ablations(mixed):
     # "cot" was on replaced runs only: it leaves the list.
     assert sorted(Technique.objects.values_list("name", flat=True)) == ["retry loop", "voting"]
     assert result.lines() == [
-        "runs.csv: 2 runs of 2 teams stored, 1 failed; the competition's earlier ordinary "
-        "runs replaced (3, with 1 answer per task); 2 ablation runs kept"
+        "runs.csv: 2 runs of 2 teams stored, 1 failed; the competition's 3 earlier ordinary "
+        "runs replaced (with 1 answer per task); 2 ablation runs kept"
     ]
 
 
@@ -362,8 +362,8 @@ def test_scope_ablations_replaces_ablation_runs_and_keeps_ordinary_runs(mixed):
     assert sorted(tagged) == [(1, "cot"), (7, "cot")]
     assert list(Technique.objects.values_list("name", flat=True)) == ["cot"]  # voting left
     assert result.lines() == [
-        "abl.csv: 1 run of 1 team stored, 0 failed; the competition's earlier ablation "
-        "runs replaced (2, with 1 answer per task); 3 ordinary runs kept"
+        "abl.csv: 1 run of 1 team stored, 0 failed; the competition's 2 earlier ablation "
+        "runs replaced (with 1 answer per task); 3 ordinary runs kept"
     ]
     # Selections stay as they were: the kept ordinary runs are the private board's.
     page = runs_page(mixed)
@@ -387,8 +387,8 @@ def test_scope_all_replaces_both_kinds(mixed):
     assert not Run.objects.exclude(condition="").exists() and not RunOutput.objects.exists()
     assert not Technique.objects.exists()
     assert result.lines() == [
-        "runs.csv: 3 runs of 2 teams stored, 1 failed; the competition's earlier runs "
-        "replaced (5, with 2 ablation runs and 2 answers per task)"
+        "runs.csv: 3 runs of 2 teams stored, 1 failed; the competition's 5 earlier runs "
+        "replaced (with 2 ablation runs and 2 answers per task)"
     ]
 
 
@@ -466,7 +466,7 @@ def test_command_scope(mixed, tmp_path):
     ablations.write_text(ABLATION_HEADER + "Beta,7,2026-03-04,scored,,0.2,,0,cold,2,\n")
     out = io.StringIO()
     call_command("import_runs", "runs-comp", str(ablations), "--scope", "ablations", stdout=out)
-    assert "earlier ablation runs replaced (2" in out.getvalue()
+    assert "2 earlier ablation runs replaced" in out.getvalue()
     assert "; 3 ordinary runs kept" in out.getvalue()
     assert _kind(False) == ordinary
     assert [r[1:4] for r in _kind(True)] == [("Beta", 7, "cold")]
