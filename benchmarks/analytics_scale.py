@@ -26,8 +26,11 @@ What the script does:
    not reverse (a page not merged yet) is printed as skipped; an analytics URL name the list
    does not hold is printed as not measured.
 
-Exit status: 0 done; 1 a route's query count differs between the two sizes (or a page did
-not answer 200); 3 a setup error. The figures of a run are in benchmarks/README.md.
+4. **The review PDF's analytics part.** `analytics_report_html` built cold, warm and on the
+   small competition (time, SQL queries), and rendered alone by WeasyPrint (time, pages).
+
+Exit status: 0 done; 1 a route's (or the PDF part's) query count differs between the two
+sizes (or a page did not answer 200); 3 a setup error. The figures of a run are in benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -144,7 +147,8 @@ def run(args, say) -> dict:
     for label, a in sizes.items():
         say(f"{label}: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in a.counts.items()))
     result["routes"] = measure(sizes, args, say)
-    result["ok"] = all(r.get("ok", True) for r in result["routes"])
+    result["pdf_part"] = measure_pdf_part(sizes, args, say)
+    result["ok"] = all(r.get("ok", True) for r in result["routes"]) and result["pdf_part"]["ok"]
     return result
 
 
@@ -280,6 +284,54 @@ def measure(sizes: dict, args, say) -> list[dict]:
         + ("yes, every route" if not over else "NO for " + ", ".join(over))
     )
     return rows
+
+
+def measure_pdf_part(sizes: dict, args, say) -> dict:
+    """The review PDF's analytics part (puzzles.analytics.report_pdf): its HTML, built once
+    cold and --repeats times warm on the full competition and once on the small one, with
+    its SQL queries; then the whole part rendered by WeasyPrint once, with its page count."""
+    import io
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from pypdf import PdfReader
+
+    from grading.pdf import render_pdf
+    from puzzles.analytics.report_pdf import analytics_report_html
+
+    def built(competition) -> tuple[str, float, int]:
+        with CaptureQueriesContext(connection) as captured:
+            t0 = time.perf_counter()
+            html = analytics_report_html(competition)
+            ms = (time.perf_counter() - t0) * 1000
+        return html, ms, len(captured)
+
+    full, small = sizes["full"].competition, sizes["small"].competition
+    html, cold_ms, cold_q = built(full)
+    warm = [built(full) for _ in range(args.repeats)]
+    small_q = built(small)[2]
+    t0 = time.perf_counter()
+    pdf = render_pdf(f"<html><body>{html}</body></html>")
+    render_s = time.perf_counter() - t0
+    row = {
+        "queries_cold": cold_q,
+        "queries_warm": sorted({w[2] for w in warm}),
+        "queries_small": small_q,
+        "cold_ms": round(cold_ms, 1),
+        "median_ms": round(statistics.median(w[1] for w in warm), 1),
+        "html_kb": round(len(html.encode()) / 1024, 1),
+        "render_s": round(render_s, 2),
+        "pages": len(PdfReader(io.BytesIO(pdf)).pages),
+    }
+    row["ok"] = bool(html) and row["queries_warm"] == [small_q]
+    say(
+        f"review PDF's analytics part: HTML {row['html_kb']} KB, queries "
+        f"{cold_q}/{'/'.join(map(str, row['queries_warm']))}/{small_q} (cold/warm/small), "
+        f"built in {row['cold_ms']} ms cold, {row['median_ms']} ms warm median; rendered "
+        f"alone by WeasyPrint in {row['render_s']} s, {row['pages']} pages"
+        + ("" if row["ok"] else "  QUERIES DIFFER BETWEEN SIZES OR NO PART")
+    )
+    return row
 
 
 if __name__ == "__main__":
