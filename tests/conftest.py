@@ -75,3 +75,16 @@ def demo_competition(db):
     from puzzles.demo import demo_competition_load
 
     return demo_competition_load()
+
+
+@pytest.fixture
+def postgres_only():
+    """Skip a test of concurrent writes outside PostgreSQL (SQLite has no row locks); under
+    CI, which sets DATABASE_URL to PostgreSQL, fail instead."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        message = "concurrency is tested on PostgreSQL (.ci/run sets DATABASE_URL)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)

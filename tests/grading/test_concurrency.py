@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.db import connection, connections, transaction
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -17,38 +17,9 @@ from django.utils import timezone
 from grading.errors import GradingError
 from grading.models import Assignment, DiscussionComment, Mark, ProblemJury
 from grading.services import mark_revise, rubric_current
+from tests.concurrency import run_concurrently
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _postgres_only():
-    if connection.vendor != "postgresql":
-        message = "concurrency is tested on PostgreSQL (.ci/run sets DATABASE_URL)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-
-
-def _run_concurrently(jobs):
-    barrier = threading.Barrier(len(jobs))
-    errors: list[BaseException] = []
-
-    def runner(job):
-        try:
-            barrier.wait()
-            job()
-        except BaseException as exc:  # noqa: BLE001 - reported to the test below
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=runner, args=(job,)) for job in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not errors, errors
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
 
 
 def _client(username):
@@ -99,7 +70,7 @@ def test_two_jurors_and_the_chair_lose_no_write():
             )
             assert response.status_code == 302
 
-    _run_concurrently(
+    run_concurrently(
         [grade(first_client, paper.code, 1), grade(second_client, paper.code, 2), chair_posts]
     )
 
@@ -131,7 +102,7 @@ def test_same_assignment_from_many_tabs_saves_every_criterion():
 
         return job
 
-    _run_concurrently([save(c, criterion) for c, criterion in zip(clients, criteria, strict=True)])
+    run_concurrently([save(c, criterion) for c, criterion in zip(clients, criteria, strict=True)])
     assert Mark.objects.filter(assignment=assignment, points__isnull=False).count() == len(criteria)
 
 
@@ -158,7 +129,7 @@ def test_tabs_creating_the_same_mark_at_once_make_one_mark():
 
         return job
 
-    _run_concurrently([save(c, i) for i, c in enumerate(clients)])
+    run_concurrently([save(c, i) for i, c in enumerate(clients)])
     mark = Mark.objects.get(assignment=assignment, criterion=criterion)
     assert mark.points == criterion.step
     history = list(mark.history.order_by("history_date"))
@@ -203,7 +174,7 @@ def test_a_revision_waits_for_a_finalization_under_way_and_is_refused():
         threading.Event().wait(0.5)  # let the revision reach the lock and wait there
         release.set()
 
-    _run_concurrently([finalize, revise, releaser])
+    run_concurrently([finalize, revise, releaser])
     assert outcome == [
         f"problem {assignment.paper.problem.number} is finalized; the chair must reopen it first"
     ]

@@ -8,21 +8,13 @@ import threading
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, connections, transaction
+from django.db import transaction
 
 from puzzles.analytics.run_imports import runs_import
 from puzzles.models import Competition, Run, System
+from tests.concurrency import run_concurrently
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _postgres_only():
-    if connection.vendor != "postgresql":
-        message = "row locks are tested on PostgreSQL (.ci/run sets DATABASE_URL)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
 
 
 def test_a_runs_import_waits_for_another_import_holding_the_competition():
@@ -33,7 +25,7 @@ def test_a_runs_import_waits_for_another_import_holding_the_competition():
         "team,run,submitted_at,status,failure,public,private,selected\n"
         f"{team.name},900,2026-07-01T10:00:00Z,scored,,0.5,0.5,0\n"
     )
-    holding, order, errors = threading.Event(), [], []
+    holding, order = threading.Event(), []
 
     def other_import():
         with transaction.atomic():
@@ -52,20 +44,7 @@ def test_a_runs_import_waits_for_another_import_holding_the_competition():
         )
         order.append("runs import done")
 
-    def run(job):
-        try:
-            job()
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-        finally:
-            connections.close_all()
+    run_concurrently([other_import, import_runs], together=False)
 
-    threads = [threading.Thread(target=run, args=(job,)) for job in (other_import, import_runs)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-
-    assert errors == []
     assert order == ["other import done", "runs import done"]
     assert Run.objects.filter(system=team, run_index=900).exists()
