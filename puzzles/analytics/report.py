@@ -18,7 +18,7 @@ from decimal import Decimal
 from ..models import Competition
 from .ablation_selectors import ablations_json
 from .formats import formats_page
-from .oracle.selectors import competition_figures, oracle_page
+from .oracle.selectors import CompetitionFigures, competition_figures, saved_oracles
 from .probe_selectors import probes_page
 from .run_selectors import runs_page
 from .stats.probes import sentence as probe_sentence
@@ -27,6 +27,18 @@ from .technique_selectors import techniques_json
 from .tier_selectors import tiers_page
 
 Section = Callable[[Competition], dict]
+
+
+# Why an analysis has nothing to show: the JSON section's note and the PDF part's line.
+NOTES = {
+    "runs": "No runs imported (manage.py import_runs SLUG FILE.csv).",
+    "tiers": "No system with a leaderboard score.",
+    "formats": "No system has outputs.",
+    "oracle": "No oracle ensemble saved (the oracle page or manage.py oracle_create).",
+    "techniques": "No run tagged with a technique (the techniques page or tag_runs).",
+    "probes": "No probe results imported (manage.py import_probes SLUG FILE.csv).",
+    "ablations": "No run made under a condition (import_runs: condition, seed).",
+}
 
 
 def unavailable(note: str) -> dict:
@@ -38,7 +50,7 @@ def runs_json(competition: Competition) -> dict:
     """Submission statistics, failures by family, the selection check and rank correlation."""
     page = runs_page(competition)
     if not page.runs:
-        return unavailable("No runs imported (manage.py import_runs SLUG FILE.csv).")
+        return unavailable(NOTES["runs"])
     return {
         "available": True,
         "runs": page.runs,
@@ -87,7 +99,7 @@ def tiers_json(competition: Competition) -> dict:
     """Per tier n, median, mean, min and max of the board score, and each task's mean."""
     page = tiers_page(competition)
     if not page.groups:
-        return unavailable("No system with a leaderboard score.")
+        return unavailable(NOTES["tiers"])
     tiers = []
     for g in page.groups:
         # A tier always has systems; each column is one task's scores over them.
@@ -119,7 +131,7 @@ def formats_json(competition: Competition) -> dict:
     """The prevalence of each format failure before and after extraction, and the gain."""
     page = formats_page(competition)
     if not page.rows:
-        return unavailable("No system has outputs.")
+        return unavailable(NOTES["formats"])
     return {
         "available": True,
         "metric": page.metric,
@@ -141,19 +153,20 @@ def formats_json(competition: Competition) -> dict:
     }
 
 
-def oracle_json(competition: Competition) -> dict:
+def oracle_json(competition: Competition, *, figures: CompetitionFigures | None = None) -> dict:
     """Each saved oracle: members, the member that supplies each task, its board score and
     the share its top member carries (first listed on a tie). The members are recombined by
     the preview's rule in their saved order, the order the oracle was saved in; the
     recombined score differs from the board score only if outputs changed since, or if a
     member was deleted or renamed: such members are listed (`missing_members`) and a
-    `note` says they supply nothing to the recombination."""
-    page = oracle_page(competition)
-    if not page.oracles:
-        return unavailable("No oracle ensemble saved (the oracle page or manage.py oracle_create).")
-    data = competition_figures(competition)
+    `note` says they supply nothing to the recombination. `figures`: the competition's, when
+    the caller has them already."""
+    data = figures or competition_figures(competition)
+    saved = saved_oracles(data)
+    if not saved:
+        return unavailable(NOTES["oracle"])
     oracles = []
-    for listed in page.oracles:
+    for listed in saved:
         members = list(dict.fromkeys(listed.members))
         entry: dict = {"name": listed.name, "members": members, "score": listed.score}
         if not members:
@@ -202,7 +215,7 @@ def probes_json(competition: Competition) -> dict:
     """Accuracy per model and probe type, and its correlations with the automatic score."""
     page = probes_page(competition)
     if not page.rows:
-        return unavailable("No probe results imported (manage.py import_probes SLUG FILE.csv).")
+        return unavailable(NOTES["probes"])
     return {
         "available": True,
         "probe_types": page.probe_types,
@@ -226,14 +239,14 @@ def probes_json(competition: Competition) -> dict:
 def techniques_section(competition: Competition) -> dict:
     data = techniques_json(competition)
     if not data["techniques"]:
-        return unavailable("No run tagged with a technique (the techniques page or tag_runs).")
+        return unavailable(NOTES["techniques"])
     return {"available": True, **data}
 
 
 def ablations_section(competition: Competition) -> dict:
     data = ablations_json(competition)
     if not data["conditions"]:
-        return unavailable("No run made under a condition (import_runs: condition, seed).")
+        return unavailable(NOTES["ablations"])
     return {"available": True, **data}
 
 

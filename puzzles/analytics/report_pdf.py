@@ -28,7 +28,7 @@ from .oracle.charts import oracle_chart
 from .oracle.selectors import competition_figures
 from .probe_charts import probes_scatter
 from .probe_selectors import probes_page
-from .report import SECTIONS, oracle_json
+from .report import NOTES, SECTIONS, oracle_json
 from .run_charts import runs_page_chart
 from .run_selectors import runs_page
 from .stats.probes import sentence as probe_sentence
@@ -77,7 +77,7 @@ def _svg(svg: str) -> SafeString:
 
 
 # Each builder returns the part's context and chart, or None when its page has no data (the
-# condition report.py's section tests), in which case the part shows the section's note.
+# condition report.py's section tests), in which case the part shows that section's NOTES.
 Built = tuple[dict, str] | None
 
 
@@ -138,11 +138,11 @@ def _ablations(competition: Competition) -> Built:
 def _oracle(competition: Competition, part: Part) -> None:
     """Fill the oracle part: each saved oracle as `report.oracle_json` gives it (members'
     shares, the note on members gone), with the chart the oracle page draws for its members."""
-    section = oracle_json(competition)
+    figures = competition_figures(competition)
+    section = oracle_json(competition, figures=figures)
     if not section["available"]:
         part.note = section["note"]
         return
-    figures = competition_figures(competition)
     oracles = []
     for entry in section["oracles"]:
         chart = None
@@ -166,7 +166,7 @@ BUILDERS: dict[str, tuple[str, Callable[[Competition], Built] | None]] = {
 def analytics_parts(competition: Competition) -> list[Part]:
     """Return one part per section of `report.SECTIONS`, in its order."""
     parts = []
-    for name, section in SECTIONS:
+    for name, _ in SECTIONS:
         heading, build = BUILDERS[name]
         part = Part(name=name, heading=heading)
         if build is None:
@@ -174,8 +174,7 @@ def analytics_parts(competition: Competition) -> list[Part]:
         else:
             built = build(competition)
             if built is None:
-                # The page is empty: the JSON report's section says why, in one place.
-                part.note = section(competition)["note"]
+                part.note = NOTES[name]  # the page is empty: the JSON report's note says why
             else:
                 part.context, chart = built
                 part.chart = _svg(chart)

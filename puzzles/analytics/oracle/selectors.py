@@ -76,25 +76,29 @@ def competition_figures(competition: Competition) -> CompetitionFigures:
     return CompetitionFigures(tasks=tasks, systems=systems, figures=figures, rows=rows)
 
 
-def oracle_page(competition: Competition, *, members: list[str] | None = None) -> OraclePage:
-    """Return the oracle page: candidates by score, saved oracles, and the preview of
-    `members` (in the candidates' order) when two or more are chosen."""
-    data = competition_figures(competition)
+def saved_oracles(data: CompetitionFigures) -> list[OracleListed]:
+    """Return the competition's saved oracles with their members and board scores."""
     score_of = {r.system: r.overall.score for r in data.rows}
-    candidates = [r for r in data.rows if not r.oracle and (r.system in data.figures)]
-    known = [r.system for r in candidates]
-    chosen = [name for name in known if name in set(members or [])]
-    oracles = [
+    return [
         OracleListed(name=s.name, members=list(s.oracle_of), score=score_of.get(s.name, 0.0))
         for s in data.systems
         if s.oracle
     ]
+
+
+def oracle_page(competition: Competition, *, members: list[str] | None = None) -> OraclePage:
+    """Return the oracle page: candidates by score, saved oracles, and the preview of
+    `members` (in the candidates' order) when two or more are chosen."""
+    data = competition_figures(competition)
+    candidates = [r for r in data.rows if not r.oracle and (r.system in data.figures)]
+    known = [r.system for r in candidates]
+    chosen = [name for name in known if name in set(members or [])]
     preview = data.combine(chosen) if len(chosen) >= 2 else None
     return OraclePage(
         competition=competition,
         tasks=data.tasks,
         candidates=candidates,
-        oracles=oracles,
+        oracles=saved_oracles(data),
         preview=preview,
         chosen=chosen,
     )
