@@ -13,7 +13,6 @@ from django.views.decorators.http import require_GET
 from ioleval.http import XLSX, HtmxHttpRequest, attachment
 from ioleval.progress import poll_response
 from ioleval.roles import CHAIR, ORGANIZER, has_role, role_required
-from puzzles.analytics.report_pdf import analytics_report_html
 from puzzles.models import Competition
 from puzzles.selectors import competition_get
 
@@ -146,12 +145,11 @@ def _json(competition: Competition) -> JsonResponse:
 @require_GET
 @review_roles
 def review_report_pdf(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    """The whole review as a PDF report, charts included; an organizer's ends with the
-    challenge analytics (organizers' pages: a chair's report has none)."""
-    competition = _competition(request, slug)
-    page = review_cached(competition=competition)
-    analytics = analytics_report_html(competition) if has_role(request.user, ORGANIZER) else ""
-    data = review_pdf(page.review, page.charts, analytics_html=analytics)
+    """The whole review as a PDF report, charts included. It is drawn in the request, so it
+    leaves out the challenge analytics (seven more charts and pages, seconds of rendering):
+    `manage.py report SLUG --format pdf` writes the report with them."""
+    page = review_cached(competition=_competition(request, slug))
+    data = review_pdf(page.review, page.charts)
     return attachment(data, review_pdf_filename(page.review), "application/pdf")
 
 
