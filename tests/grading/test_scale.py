@@ -321,6 +321,19 @@ def test_the_rubric_upload_preview_shows_the_scale_it_moves_to(organizer, jury75
     assert "the jury's scale moves from 75 to 77 (the sum of the rubrics' maxima)" in html
 
 
+def test_a_rubric_upload_applied_at_once_says_how_it_moved_the_scale(organizer, jury75):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    upload = SimpleUploadedFile("less.json", readme_rubrics(answers=9, problems=[2]).encode())
+    response = organizer.post(
+        reverse("grading:rubrics_upload", args=[SLUG]), {"file": upload}, follow=True
+    )
+    assert [str(m) for m in response.context["messages"]][-1] == (
+        "problem 2: rubric v1; the jury's scale moves from 75 to 74 (the sum of the rubrics' "
+        "maxima)"
+    )
+
+
 # --- totals and review ----------------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ from django.urls import reverse
 from pypdf import PdfReader
 
 from grading.review.report import review_pdf
+from grading.review.selectors import review_fingerprint
 from grading.review.services import review_build
 from grading.services import competition_set_scale
 from puzzles.models import Competition
@@ -50,7 +51,9 @@ def test_the_review_is_out_of_the_rubrics_sum_and_says_so():
 
 def test_an_organizers_scale_is_the_reviews_maximum_and_its_difference_is_noted():
     built = review_competition()
+    before = review_fingerprint(built.competition)
     competition_set_scale(competition=built.competition, points=D(20))
+    assert review_fingerprint(built.competition) != before  # the cached review is stale
     review = _review(built)
     assert review.jury_maximum == 20.0 and review.scale == "20 (set by an organizer)"
     assert review.as_json()["scale"]["source"] == "set by an organizer"
