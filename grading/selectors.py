@@ -6,8 +6,8 @@ Every function here runs a fixed number of queries whatever the number of papers
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from urllib.parse import urlencode
 
@@ -671,21 +671,12 @@ def rubric_totals(problems, criteria=None) -> tuple[tuple[int, Decimal | None], 
     )
 
 
-def jury_scale(
-    competition: Competition, *, rubrics: Mapping[int, Decimal] | None = None
-) -> JuryScale:
+def jury_scale(competition: Competition) -> JuryScale:
     """Return the competition's jury scale with its thresholds (grading.scale's rule), as the
-    given competition object holds them (three queries).
-
-    `rubrics` (problem id -> maxima summed) stands for rubrics not saved yet: a preview."""
-    problems = list(competition.problems.all())
-    totals = dict(rubric_totals(problems))
-    for problem in problems:
-        if rubrics and problem.pk in rubrics:
-            totals[problem.number] = rubrics[problem.pk]
+    given competition object holds them (three queries)."""
     return JuryScale(
         set_points=competition.jury_scale,
-        problems=tuple(sorted(totals.items())),
+        problems=rubric_totals(list(competition.problems.all())),
         thresholds=tuple((key, getattr(competition, f"{key}_threshold")) for key in MEDALS),
     )
 
@@ -703,8 +694,10 @@ def scale_status(scale: JuryScale) -> ScaleStatus:
 
 def rubrics_scale_lines(competition: Competition, changes: Iterable) -> list[str]:
     """Say what new rubrics (RubricChange previews) would do to the scale and thresholds."""
-    after = {c.problem.pk: c.maximum for c in changes if c.maximum is not None}
-    return scale_moves(jury_scale(competition), jury_scale(competition, rubrics=after))
+    before = jury_scale(competition)
+    new = {c.problem.number: c.maximum for c in changes if c.maximum is not None}
+    after = replace(before, problems=tuple((n, new.get(n, t)) for n, t in before.problems))
+    return scale_moves(before, after)
 
 
 @dataclass(frozen=True)
