@@ -13,8 +13,8 @@ from puzzles.models import Competition
 from puzzles.selectors import system_auto_scores
 
 from .models import Contestant, ContestantPoints
-from .selectors import current_rubrics
-from .services.contestants import competition_maximum
+from .scale import JuryScale
+from .selectors import current_rubrics, jury_scale
 
 
 @dataclass(frozen=True)
@@ -98,16 +98,13 @@ class ReviewInputsPage:
 
     auto_scores: list[AutoScore]
     contestants: ContestantsSummary
-    maximum: Decimal
-    maximum_from: str
+    scale: JuryScale
 
 
 def review_inputs_page(competition: Competition) -> ReviewInputsPage:
     """Return what the review-inputs page shows."""
-    maximum, maximum_from = competition_maximum(competition)
     return ReviewInputsPage(
         auto_scores=system_auto_scores(competition),
         contestants=contestants_summary(competition),
-        maximum=maximum,
-        maximum_from=maximum_from,
+        scale=jury_scale(competition),
     )

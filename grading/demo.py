@@ -15,12 +15,15 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from puzzles.demo import THRESHOLDS
 from puzzles.models import Competition, Problem
 
 from .models import Assignment, Contestant, DiscussionComment, Mark, ProblemJury
+from .selectors import jury_scale
 from .services import (
     assignment_submit,
     comment_post,
+    competition_set_thresholds,
     contestants_import,
     criterion_decide,
     jurors_assign,
@@ -159,6 +162,12 @@ def demo_jury_load(competition: Competition) -> None:
     fresh = rubric_current(problems[1]) is None
     if fresh:
         rubrics_import(json.dumps(RUBRICS), competition=competition, file="demo-rubrics.json")
+    # On the scale the rubrics make (the demo sets none). Thresholds an organizer set stay;
+    # a database from an older demo (out of 60) or none yet gets these.
+    if competition.gold_threshold is None or jury_scale(competition).above:
+        competition_set_thresholds(
+            competition=competition, **{k: Decimal(v) for k, v in THRESHOLDS.items()}
+        )
     tags_ensure_defaults(competition=competition)
     papers_create(competition=competition, system_names=SELECTED)
     for number, usernames in GROUPS.items():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from urllib.parse import urlencode
 
@@ -18,6 +18,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
 from ioleval.roles import CHAIR, ORGANIZER, has_role
+from puzzles.jury import ScaleStatus
 from puzzles.models import Competition, Output, Problem, System
 
 from .consensus import AGREED, DECIDED, DISCREPANT, PENDING, CellState, cell_state
@@ -34,6 +35,7 @@ from .models import (
     Resolution,
     Rubric,
 )
+from .scale import MEDALS, JuryScale, scale_moves
 from .sheet_rules import DEFAULT_SORT, SORTS, absolute_differences, sort_rows
 from .text import explanation_html, item_prompts, points_text
 
@@ -656,48 +658,46 @@ def final_totals(competition: Competition, *, finalized_only: bool = True) -> li
     )
 
 
-@dataclass(frozen=True)
-class OutOf:
-    """What a jury total is out of, and why."""
-
-    points: Decimal
-    rubric_total: Decimal | None  # the rubrics' maxima summed, when every problem has one
-    competition_total: Decimal  # the competition's total points (the thresholds' scale)
-    missing: tuple[int, ...]  # problems without a rubric
-
-    @property
-    def warning(self) -> str:
-        """Say where the rubrics and the competition's total points disagree ("" if not)."""
-        if self.rubric_total is None or self.rubric_total == self.competition_total:
-            return ""
-        return (
-            f"The rubrics add up to {_points(self.rubric_total)} points but the competition's "
-            f"total points are {_points(self.competition_total)} (the scale of the medal "
-            "thresholds): change one of them so that they agree."
+def rubric_totals(problems, criteria=None) -> tuple[tuple[int, Decimal | None], ...]:
+    """Return (number, current rubric's maxima summed or None) per problem, by number."""
+    if criteria is None:
+        criteria = current_rubrics(problems)
+    return tuple(
+        (
+            p.number,
+            sum((c.maximum for c in criteria[p.pk]), Decimal(0)) if criteria.get(p.pk) else None,
         )
-
-
-def _points(value: Decimal) -> str:
-    return f"{value.normalize():f}"
-
-
-def jury_out_of(competition: Competition) -> OutOf:
-    """Return what jury totals are out of: the sum of the rubric maxima when every problem
-    has a rubric, else the competition's total points (three queries)."""
-    problems = list(competition.problems.order_by("number"))
-    criteria = current_rubrics(problems)
-    missing = tuple(p.number for p in problems if not criteria.get(p.pk))
-    rubric_total = (
-        None
-        if missing or not problems
-        else sum((c.maximum for p in problems for c in criteria[p.pk]), Decimal(0))
+        for p in sorted(problems, key=lambda p: p.number)
     )
-    return OutOf(
-        points=competition.total_points if rubric_total is None else rubric_total,
-        rubric_total=rubric_total,
-        competition_total=competition.total_points,
-        missing=missing,
+
+
+def jury_scale(competition: Competition) -> JuryScale:
+    """Return the competition's jury scale with its thresholds (grading.scale's rule), as the
+    given competition object holds them (three queries)."""
+    return JuryScale(
+        set_points=competition.jury_scale,
+        problems=rubric_totals(list(competition.problems.all())),
+        thresholds=tuple((key, getattr(competition, f"{key}_threshold")) for key in MEDALS),
     )
+
+
+def scale_status(scale: JuryScale) -> ScaleStatus:
+    """Return the scale as puzzles' pages take it (puzzles.jury)."""
+    return ScaleStatus(
+        points=scale.points,
+        explicit=scale.explicit,
+        text=scale.text,
+        thresholds_text=scale.thresholds_text,
+        warnings=scale.warnings,
+    )
+
+
+def rubrics_scale_lines(competition: Competition, changes: Iterable) -> list[str]:
+    """Say what new rubrics (RubricChange previews) would do to the scale and thresholds."""
+    before = jury_scale(competition)
+    new = {c.problem.number: c.maximum for c in changes if c.maximum is not None}
+    after = replace(before, problems=tuple((n, new.get(n, t)) for n, t in before.problems))
+    return scale_moves(before, after)
 
 
 @dataclass(frozen=True)
@@ -705,7 +705,7 @@ class TotalsPage:
     competition: Competition
     problems: list
     totals: list[SystemTotal]
-    out_of: OutOf
+    scale: JuryScale
     provisional: bool
 
     @property
@@ -715,12 +715,13 @@ class TotalsPage:
 
 
 def totals_page(competition: Competition, *, provisional: bool) -> TotalsPage:
-    """The jury totals page: final totals (or provisional ones) and what they are out of."""
+    """The jury totals page: final totals (or provisional ones), the scale they are out of and
+    what is wrong with it or with the thresholds on it."""
     return TotalsPage(
         competition=competition,
         problems=list(competition.problems.order_by("number")),
         totals=final_totals(competition, finalized_only=not provisional),
-        out_of=jury_out_of(competition),
+        scale=jury_scale(competition),
         provisional=provisional,
     )
 

@@ -12,8 +12,17 @@ class ProblemInline(admin.TabularInline):
 
 @admin.register(Competition)
 class CompetitionAdmin(admin.ModelAdmin):
-    list_display = ["slug", "name", "year", "total_points", "gold_threshold", "silver_threshold"]
+    list_display = ["slug", "name", "year", "jury_scale", "gold_threshold", "silver_threshold"]
     search_fields = ["slug", "name"]
+    # Set on the competition page or with set_scale / set_thresholds, which check the
+    # thresholds against the jury's scale; the admin would not.
+    readonly_fields = [
+        "jury_scale",
+        "gold_threshold",
+        "silver_threshold",
+        "bronze_threshold",
+        "honourable_mention_threshold",
+    ]
     inlines = [ProblemInline]
 
 

@@ -9,7 +9,6 @@ import csv
 import io
 import json
 import tempfile
-from decimal import Decimal
 from pathlib import Path
 
 from django.db import transaction
@@ -21,7 +20,6 @@ from .analytics.technique_demo import techniques_demo_load
 from .models import Competition, Problem, System
 from .services import (
     competition_import_iolai,
-    competition_set_thresholds,
     outputs_import_jsonl,
     system_scores_import,
 )
@@ -232,8 +230,9 @@ EXTERNAL_SCORES = [
     (3, 0.6, 0.5, 0.72),
 ]
 
-# Every problem's rubric (grading/demo.py) is worth 10 points: 30 in all, and the medal
-# thresholds are set within that.
+# Every problem's rubric (grading/demo.py) is worth 10 points: 30 in all, the jury's scale
+# (the rubrics' sum: the demo sets no scale), and grading/demo.py sets the medal thresholds
+# within it once the rubrics exist.
 PROBLEM_POINTS = 10
 THRESHOLDS = {"gold": 24, "silver": 19, "bronze": 14, "honourable_mention": 10}
 
@@ -361,14 +360,6 @@ def demo_competition_load() -> Competition:
     system_scores_import(
         competition=competition, stream=io.StringIO(_external_scores()), file="demo-scores.csv"
     )
-    competition.total_points = PROBLEM_POINTS * len(PROBLEMS)
-    competition.save(update_fields=["total_points"])
-    # Thresholds an organizer set stay; a database from an older demo (out of 60) gets new ones.
-    gold = competition.gold_threshold
-    if gold is None or gold > competition.total_points:
-        competition_set_thresholds(
-            competition=competition, **{k: Decimal(v) for k, v in THRESHOLDS.items()}
-        )
     probes_demo_load(competition)
     # Runs first: an import of runs replaces the competition's runs, tags and ablations too.
     runs_demo_load(competition)

@@ -74,12 +74,36 @@ class ProposalRejectForm(forms.Form):
 
 
 class ThresholdsForm(forms.Form):
-    gold = forms.DecimalField(max_digits=7, decimal_places=2, min_value=0)
-    silver = forms.DecimalField(max_digits=7, decimal_places=2, min_value=0)
-    bronze = forms.DecimalField(max_digits=7, decimal_places=2, min_value=0, required=False)
-    honourable_mention = forms.DecimalField(
-        max_digits=7, decimal_places=2, min_value=0, required=False
+    """Medal thresholds in points; the jury's scale bounds them (grading.scale, through
+    puzzles.jury), so the form checks only that they are numbers."""
+
+    gold = forms.DecimalField(max_digits=7, decimal_places=2)
+    silver = forms.DecimalField(max_digits=7, decimal_places=2)
+    bronze = forms.DecimalField(max_digits=7, decimal_places=2, required=False)
+    honourable_mention = forms.DecimalField(max_digits=7, decimal_places=2, required=False)
+
+
+class ScaleForm(forms.Form):
+    """The jury's scale: points an organizer sets, or the sum of the rubrics' maxima."""
+
+    points = forms.DecimalField(
+        max_digits=7, decimal_places=2, required=False, label="scale in points"
     )
+    from_rubrics = forms.BooleanField(required=False)  # the button "Use the sum of the rubrics"
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if (
+            not data.get("from_rubrics")
+            and data.get("points") is None
+            and "points" not in self.errors
+        ):
+            self.add_error("points", "give the scale in points, or use the sum of the rubrics")
+        return data
+
+    def scale_points(self):
+        """Return the points to set, None to follow the rubrics (after is_valid())."""
+        return None if self.cleaned_data["from_rubrics"] else self.cleaned_data["points"]
 
 
 class CompetitionNamesForm(forms.Form):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
 
@@ -94,3 +95,77 @@ def proposal_reject(
 ) -> str:
     """Reject a proposal with a reason; return the message. Raises an AppError on refusal."""
     return _reject(competition=competition, proposal_id=proposal_id, user=user, reason=reason)
+
+
+# --- the jury's scale and the medal thresholds on it ---------------------------------------
+
+
+@dataclass(frozen=True)
+class ScaleStatus:
+    """The jury's scale as a puzzles page shows it (grading.scale holds the rule)."""
+
+    points: Decimal | None  # what totals and thresholds are out of; None: no scale yet
+    explicit: bool  # set by an organizer (else the sum of the rubrics' maxima)
+    text: str  # "75 (the sum of the rubrics' maxima)"
+    thresholds_text: str  # "gold 60, silver 45, bronze —, honourable mention —"
+    warnings: tuple[str, ...]  # what is wrong with the scale or the thresholds, and the fix
+
+    @property
+    def points_text(self) -> str:
+        """Return the points as written by hand (75, not 75.00); "" without a scale."""
+        return "" if self.points is None else format(self.points.normalize(), "f")
+
+
+def _no_scale(competition: Competition) -> ScaleStatus:
+    return ScaleStatus(
+        points=None,
+        explicit=False,
+        text="not known (no jury app)",
+        thresholds_text="",
+        warnings=(),
+    )
+
+
+_scale: Callable[[Competition], ScaleStatus] = _no_scale
+_set_thresholds: Callable[..., ScaleStatus] = _no_jury
+_set_scale: Callable[..., list[str]] = _no_jury
+
+
+def register_scale(
+    *,
+    scale: Callable[[Competition], ScaleStatus],
+    set_thresholds: Callable[..., ScaleStatus],
+    set_scale: Callable[..., list[str]],
+) -> None:
+    """Called by the jury app: how to tell and set the jury's scale and the thresholds on it."""
+    global _scale, _set_thresholds, _set_scale
+    _scale, _set_thresholds, _set_scale = scale, set_thresholds, set_scale
+
+
+def jury_scale(competition: Competition) -> ScaleStatus:
+    """Return the jury's scale of a competition, with its thresholds and what is wrong."""
+    return _scale(competition)
+
+
+def thresholds_set(
+    *,
+    competition: Competition,
+    gold: Decimal | None,
+    silver: Decimal | None,
+    bronze: Decimal | None = None,
+    honourable_mention: Decimal | None = None,
+) -> ScaleStatus:
+    """Set the medal thresholds on the jury's scale; AppError (nothing saved) if they leave it."""
+    return _set_thresholds(
+        competition=competition,
+        gold=gold,
+        silver=silver,
+        bronze=bronze,
+        honourable_mention=honourable_mention,
+    )
+
+
+def scale_set(*, competition: Competition, points: Decimal | None) -> list[str]:
+    """Set the jury's scale (None: the sum of the rubrics); return what changed. AppError if
+    a threshold would be above it."""
+    return _set_scale(competition=competition, points=points)

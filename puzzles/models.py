@@ -37,7 +37,15 @@ class Competition(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
     name = models.CharField(max_length=200)
     year = models.PositiveIntegerField(null=True, blank=True)
-    total_points = models.DecimalField(max_digits=7, decimal_places=2, default=Decimal("100"))
+    # Only grading.scale reads it (the scale's one rule) and only grading's services write it.
+    jury_scale = models.DecimalField(
+        max_digits=7,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text="What jury totals and medal thresholds are out of, when an organizer sets it; "
+        "empty: the sum of the current rubrics' maxima.",
+    )
     gold_threshold = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
     silver_threshold = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
     bronze_threshold = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
@@ -55,6 +63,12 @@ class Competition(models.Model):
 
     class Meta:
         ordering = ["-year", "slug"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(jury_scale__isnull=True) | models.Q(jury_scale__gt=0),
+                name="competition_jury_scale_positive",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name

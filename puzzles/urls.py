@@ -10,6 +10,7 @@ urlpatterns = [
     path("c/<slug:slug>/", views.competition_detail, name="competition"),
     path("c/<slug:slug>/names/", views.competition_names, name="names"),
     path("c/<slug:slug>/thresholds/", views.competition_thresholds, name="thresholds"),
+    path("c/<slug:slug>/scale/", views.competition_scale, name="scale"),
     path("c/<slug:slug>/publish/", views.competition_publish, name="publish"),
     path("c/<slug:slug>/rescore/", views.competition_rescore, name="rescore"),
     path(

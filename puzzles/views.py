@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from celery.result import AsyncResult
+from django import forms
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -27,6 +28,7 @@ from .forms import (
     LeaderboardForm,
     OutputsImportForm,
     ProposalRejectForm,
+    ScaleForm,
     ThresholdsForm,
 )
 from .jury import jury_still_grading
@@ -43,10 +45,15 @@ def competition_list(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "puzzles/competition_list.html", {"competitions": competitions})
 
 
-@require_GET
-@organizer_required
-def competition_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    competition = competition_get(slug)
+def _competition_page(
+    request: HtmxHttpRequest,
+    competition: Competition,
+    *,
+    thresholds_form: ThresholdsForm | None = None,
+    scale_form: ScaleForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """Render the competition page; a refused form comes back bound, with its errors (422)."""
     context = {
         "competition": competition,
         "tasks": competition_tasks(competition),
@@ -54,7 +61,10 @@ def competition_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "names_form": CompetitionNamesForm(
             initial={"name": competition.name}, problems=list(competition.problems.all())
         ),
-        "thresholds_form": ThresholdsForm(
+        "scale": jury.jury_scale(competition),
+        "scale_form": scale_form or ScaleForm(initial={"points": competition.jury_scale}),
+        "thresholds_form": thresholds_form
+        or ThresholdsForm(
             initial={
                 "gold": competition.gold_threshold,
                 "silver": competition.silver_threshold,
@@ -63,23 +73,56 @@ def competition_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             }
         ),
     }
-    return render(request, "puzzles/competition_detail.html", context)
+    return render(request, "puzzles/competition_detail.html", context, status=status)
+
+
+@require_GET
+@organizer_required
+def competition_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    return _competition_page(request, competition_get(slug))
+
+
+def _refused(form: forms.Form, exc: AppError) -> None:
+    """Put a refusal on the form's field it names (else on the form)."""
+    form.add_error(exc.field if exc.field in form.fields else None, exc.message)
 
 
 @require_POST
 @organizer_required
 def competition_thresholds(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """Set the medal thresholds on the jury's scale (the jury checks them against it)."""
     competition = competition_get(slug)
-
     form = ThresholdsForm(request.POST)
+    if form.is_valid():
+        try:
+            scale = jury.thresholds_set(competition=competition, **form.cleaned_data)
+        except AppError as exc:
+            _refused(form, exc)
+        else:
+            messages.success(
+                request,
+                f"Medal thresholds saved: {scale.thresholds_text} (out of {scale.text}).",
+            )
+            return redirect("puzzles:competition", slug=slug)
+    return _competition_page(request, competition, thresholds_form=form, status=422)
 
-    def act() -> str:
-        if not form.is_valid():
-            raise AppError(f"Thresholds not saved: {form.errors.as_text()}", field="form")
-        services.competition_set_thresholds(competition=competition, **form.cleaned_data)
-        return "Medal thresholds saved."
 
-    return post_redirect(request, act, reverse("puzzles:competition", args=[slug]))
+@require_POST
+@organizer_required
+def competition_scale(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """Set the jury's scale in points, or let it follow the sum of the rubrics again."""
+    competition = competition_get(slug)
+    form = ScaleForm(request.POST)
+    if form.is_valid():
+        try:
+            lines = jury.scale_set(competition=competition, points=form.scale_points())
+        except AppError as exc:
+            _refused(form, exc)
+        else:
+            said = "; ".join(lines)
+            messages.success(request, f"{said[:1].upper()}{said[1:]}.")
+            return redirect("puzzles:competition", slug=slug)
+    return _competition_page(request, competition, scale_form=form, status=422)
 
 
 @require_POST

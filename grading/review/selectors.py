@@ -39,7 +39,8 @@ from ..models import (
     Resolution,
     Rubric,
 )
-from ..selectors import current_rubrics
+from ..scale import MEDALS, JuryScale
+from ..selectors import current_rubrics, rubric_totals
 
 
 def criterion_label(problem: int, code: str) -> str:
@@ -78,7 +79,7 @@ class ReviewData:
     problems: tuple[ProblemFacts, ...]
     systems: tuple[SystemJury, ...]  # selected for the jury, in name order
     auto: dict[int, AutoScore]  # by system id; every system of the competition
-    thresholds: dict[str, Decimal | None]
+    scale: JuryScale  # what totals are out of, and the medal thresholds on it
     contestant_totals: tuple[Decimal, ...]
     model_fractions: dict[str, float]  # criterion label -> mean fraction over selected systems
     human_fractions: dict[str, float]  # criterion label -> mean fraction over contestants
@@ -87,9 +88,9 @@ class ReviewData:
     papers_missing: tuple[str, ...] = field(default_factory=tuple)  # codes of papers without total
 
     @property
-    def jury_maximum(self) -> Decimal:
-        """Return the most points a system can total over the problems the jury grades."""
-        return sum((p.maximum for p in self.problems if p.counted), Decimal(0))
+    def jury_maximum(self) -> Decimal | None:
+        """Return what jury totals are out of: the jury's scale (None: none yet)."""
+        return self.scale.points
 
     @property
     def unfinalized(self) -> tuple[int, ...]:
@@ -178,15 +179,21 @@ def review_data(competition: Competition) -> ReviewData:
             papers_missing.append(code)
 
     # Read again rather than trusted from the object given: the cache key reads the row.
-    thresholds = (
+    row = (
         Competition.objects.filter(pk=competition.pk)
         .values(
+            "jury_scale",
             gold=F("gold_threshold"),
             silver=F("silver_threshold"),
             bronze=F("bronze_threshold"),
             honourable_mention=F("honourable_mention_threshold"),
         )
         .get()
+    )
+    scale = JuryScale(
+        set_points=row["jury_scale"],
+        problems=rubric_totals(problems, criteria),
+        thresholds=tuple((key, row[key]) for key in MEDALS),
     )
     human = {
         criterion_label(share.problem, share.code): share.mean_fraction
@@ -218,7 +225,7 @@ def review_data(competition: Competition) -> ReviewData:
             )
         ),
         auto={a.system_id: a for a in system_auto_scores(competition)},
-        thresholds=thresholds,
+        scale=scale,
         contestant_totals=tuple(contestant_totals(competition)),
         model_fractions={label: sum(v) / len(v) for label, v in sorted(fractions.items())},
         human_fractions=human,
@@ -401,7 +408,7 @@ def _fingerprint_queryset(competition_id: int):
             "bronze_threshold",
             "honourable_mention_threshold",
             "name",
-            "total_points",
+            "jury_scale",
             *annotations,
         )[:1]
     )

@@ -152,7 +152,7 @@ class Review:
     slug: str
     systems: tuple[SystemReview, ...]
     problems: tuple[ProblemReview, ...]
-    jury_maximum: float
+    jury_maximum: float | None  # the jury's scale (None: none yet)
     correlation: Correlation
     # Per counted problem: the problem's automatic score against its jury points (0-100).
     problem_correlations: tuple[ProblemCorrelation, ...]
@@ -161,7 +161,7 @@ class Review:
     divergent_papers: tuple[Divergence, ...]  # the largest |difference| first
     criteria: tuple[CriterionPoint, ...]
     difficulty: CriterionDifficulty
-    thresholds: dict[str, float | None]
+    thresholds: dict[str, float | None]  # those medals are given by (none above the scale)
     contestant_totals: tuple[float, ...]
     provisional: bool
     unfinalized: tuple[int, ...]
@@ -172,6 +172,8 @@ class Review:
     agreement: tuple[ProblemAgreement, ...] = field(default_factory=tuple)
     observations: TagCounts | None = None
     built_at: datetime | None = None  # when review_build computed it
+    scale: str = ""  # the jury's scale and where it comes from (grading.scale)
+    scale_source: str = ""
 
     @property
     def problem_intervals(self) -> bool:
@@ -223,6 +225,7 @@ class Review:
             "unfinalized_problems": list(self.unfinalized),
             "provisional_note": self.provisional_sentence or None,
             "jury_maximum": self.jury_maximum,
+            "scale": {"points": self.jury_maximum, "source": self.scale_source},
             "systems": [
                 {
                     "system": s.system,
@@ -338,7 +341,7 @@ def review_build(*, competition: Competition, resamples: int = 10_000) -> Review
 def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
     """Compute the review from gathered inputs (no queries)."""
     contestants = [float(t) for t in data.contestant_totals]
-    thresholds = {k: _float(v) for k, v in data.thresholds.items()}
+    thresholds = {k: _float(v) for k, v in data.scale.applied().items()}
     counted = [p.number for p in data.problems if p.counted]
     rows = []
     by_problem = [{n: _float(s.by_problem.get(n)) for n in counted} for s in data.systems]
@@ -432,7 +435,9 @@ def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
             ProblemReview(p.number, p.title, float(p.maximum), p.counted, p.finalized)
             for p in data.problems
         ),
-        jury_maximum=float(data.jury_maximum),
+        jury_maximum=_float(data.jury_maximum),
+        scale=data.scale.text,
+        scale_source=data.scale.source if data.jury_maximum is not None else "",
         correlation=correlation,
         problem_correlations=problem_correlations,
         ranges=_ranges(systems),
@@ -553,8 +558,9 @@ def _notes(
     no_auto = [s.system for s in systems if s.auto_score is None]
     if no_auto:
         notes.append(f"No automatic figures for {', '.join(no_auto)}.")
-    if not any(v is not None for v in thresholds.values()):
+    if not any(v is not None for _, v in data.scale.thresholds):
         notes.append("No medal thresholds are set, so no medals are given.")
+    notes.extend(data.scale.warnings)  # a threshold above the scale, and how to fix it
     if not contestants:
         notes.append(
             "No contestant totals have been imported: no equivalent ranks or percentiles"

@@ -1,7 +1,7 @@
 """Writes of the jury: rubrics, papers, assignments, marks, consensus, marks in and out."""
 
 from .consensus import problem_finalize, problem_reopen, problem_set_tolerance
-from .contestants import ContestantsImport, competition_maximum, contestants_import
+from .contestants import ContestantsImport, contestants_import
 from .marks import (
     DEFAULT_TAGS,
     assignment_submit,
@@ -40,6 +40,7 @@ from .rubrics import (
     rubrics_preview,
     rubrics_read,
 )
+from .scale import competition_set_scale, competition_set_thresholds
 
 __all__ = [
     "DEFAULT_TAGS",
@@ -51,7 +52,8 @@ __all__ = [
     "RubricEffectChanged",
     "assignment_submit",
     "comment_post",
-    "competition_maximum",
+    "competition_set_scale",
+    "competition_set_thresholds",
     "contestants_import",
     "criterion_decide",
     "draft_points",

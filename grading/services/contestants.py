@@ -29,7 +29,7 @@ from puzzles.untrusted import text_check
 
 from ..errors import GradingError
 from ..models import Contestant, ContestantPoints, Criterion
-from ..selectors import current_rubrics
+from ..selectors import current_rubrics, jury_scale
 from ..text import points_text
 
 TOTALS_COLUMNS = ("contestant", "total")
@@ -60,21 +60,16 @@ class ContestantsImport:
         ]
 
 
-def competition_maximum(
-    competition: Competition, criteria: dict[int, list[Criterion]] | None = None
-) -> tuple[Decimal, str]:
-    """Return the most points a contestant can total, and where the figure comes from.
-
-    The sum of the current rubrics' maxima when every problem has a rubric, else the
-    competition's total points.
-    """
-    problems = list(competition.problems.all())
-    if criteria is None:
-        criteria = current_rubrics(problems)
-    if problems and all(criteria.get(p.pk) for p in problems):
-        total = sum((c.maximum for p in problems for c in criteria[p.pk]), Decimal(0))
-        return total, "the sum of the rubrics' maxima"
-    return competition.total_points, "the competition's total points"
+def contestants_maximum(competition: Competition) -> tuple[Decimal, str]:
+    """Return the most points a contestant can total, the jury's scale, and where it comes
+    from; GradingError while the jury has no scale."""
+    scale = jury_scale(competition)
+    if scale.points is None:
+        raise GradingError(
+            f"contestants' totals are out of the jury's scale: {scale.warnings[0]}",
+            field="total",
+        )
+    return scale.points, f"the jury's scale, {scale.source}"
 
 
 def points_value(text: str | None, *, upper: Decimal, what: str, **where) -> Decimal:
@@ -128,7 +123,10 @@ def _read(stream: TextIO, *, file: str, competition: Competition) -> tuple[str, 
     problems = {p.number: p for p in competition.problems.all()}
     criteria = current_rubrics(problems.values())
     by_code = {(pid, c.code): c for pid, items in criteria.items() for c in items}
-    maximum, maximum_from = competition_maximum(competition, criteria)
+    try:
+        maximum, maximum_from = contestants_maximum(competition)
+    except GradingError as exc:
+        raise GradingError(exc.message, file=file, field=exc.field) from None
     form = ""
 
     def header_check(header: list[str], line: int) -> None:

@@ -76,6 +76,9 @@ class RubricChange:
     marks: int = 0  # marks with points
     records: int = 0  # every mark, decision, final mark and comment tied to the criteria
     version: int | None = None  # the current rubric's version, None without one
+    # The new criteria's maxima summed: the problem's part of the jury's scale
+    # (grading.selectors.rubrics_scale_lines says what it does to the scale).
+    maximum: Decimal | None = None
 
     @property
     def needs_new_version(self) -> bool:
@@ -243,6 +246,7 @@ def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> Ru
     """Tell what replacing the problem's criteria with these would do to existing marks."""
     rubric = rubric_current(problem)
     change = RubricChange(problem=problem, version=rubric.version if rubric else None)
+    change.maximum = sum((s.maximum for s in specs), Decimal(0))
     old = {c.code: c for c in rubric.criteria.all()} if rubric else {}
     marks = (
         Mark.objects.filter(criterion__rubric=rubric, points__isnull=False)

@@ -38,7 +38,14 @@ from ..rubric_uploads import (
     rubric_upload_fields,
     rubric_upload_read,
 )
-from ..selectors import jury_overview_page, rubric_criteria, totals_page
+from ..scale import scale_moves
+from ..selectors import (
+    jury_overview_page,
+    jury_scale,
+    rubric_criteria,
+    rubrics_scale_lines,
+    totals_page,
+)
 
 
 @require_GET
@@ -130,22 +137,27 @@ def rubric_edit(request: HtmxHttpRequest, slug: str, number: int) -> HttpRespons
         request.POST or None, initial=initial, form_kwargs={"tasks": tasks}, prefix="criteria"
     )
     change = None
+    scale_lines: list[str] = []
     if request.method == "POST" and form.is_valid() and formset.is_valid():
         criteria = [spec for row in formset.forms if (spec := row.as_spec())]
         try:
             specs = services.rubric_specs(problem=problem, criteria=criteria, where="rubric")
             if request.POST.get("apply"):
+                before = jury_scale(problem.competition)
                 rubric, change = services.rubric_replace(
                     problem=problem,
                     specs=specs,
                     new_version=form.cleaned_data["new_version"],
                     user=request.user,
                 )
+                moves = scale_moves(before, jury_scale(problem.competition))
                 messages.success(
-                    request, "; ".join([f"Rubric v{rubric.version} saved", *_effect_lines(change)])
+                    request,
+                    "; ".join([f"Rubric v{rubric.version} saved", *_effect_lines(change), *moves]),
                 )
                 return redirect("grading:rubric", slug=slug, number=number)
             change = services.rubric_change_preview(problem=problem, specs=specs)
+            scale_lines = rubrics_scale_lines(problem.competition, [change])
         except AppError as exc:
             form.add_error(None, exc.for_page)
     context = {
@@ -153,6 +165,7 @@ def rubric_edit(request: HtmxHttpRequest, slug: str, number: int) -> HttpRespons
         "form": form,
         "formset": formset,
         "change": change,
+        "scale_lines": scale_lines,
         "criteria": rubric_criteria(problem),
         "rubric": services.rubric_current(problem),
     }
@@ -190,6 +203,7 @@ def rubrics_upload(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             if any(change.needs_new_version for change in changes):
                 return _rubrics_preview_page(request, competition, upload, changes)
             upload.effect = services.rubrics_effect_digest(changes)
+        before = jury_scale(competition)
         results = services.rubrics_import(
             upload.text,
             competition=competition,
@@ -204,7 +218,8 @@ def rubrics_upload(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     except AppError as exc:
         messages.error(request, exc.for_page)
     else:
-        messages.success(request, "; ".join(_rubrics_applied(results)))
+        moves = scale_moves(before, jury_scale(competition))
+        messages.success(request, "; ".join([*_rubrics_applied(results), *moves]))
     return redirect("grading:jury", slug=slug)
 
 
@@ -220,6 +235,7 @@ def _rubrics_preview_page(
         "rows": [
             {"change": c, "after": c.version_after(new_version=upload.new_version)} for c in changes
         ],
+        "scale_lines": rubrics_scale_lines(competition, changes),
     }
     return render(request, "grading/rubric_upload.html", context)
 

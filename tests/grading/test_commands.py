@@ -103,6 +103,7 @@ def test_import_rubric_of_the_demo(demo_competition, rubric_file):
         "problem 1: rubric v1, 4 criteria",
         "problem 2: rubric v1, 3 criteria",
         "problem 3: rubric v1, 4 criteria",
+        "the jury's scale becomes 30 (the sum of the rubrics' maxima)",
     ]
     assert Criterion.objects.filter(rubric__problem__competition=demo_competition).count() == 11
     criterion = Criterion.objects.get(code="1a")

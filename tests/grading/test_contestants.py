@@ -20,7 +20,7 @@ from grading.contestants import (
 )
 from grading.errors import GradingError
 from grading.models import Contestant, ContestantPoints
-from grading.services import competition_maximum, contestants_import
+from grading.services import competition_set_scale, contestants_import
 from puzzles.models import ExternalScore, System
 from puzzles.services import system_scores_import
 from tests.grading.factories import ChairFactory, JurorFactory, UserFactory, rubric_with
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def competition():
     """Two problems with rubrics of 10 points each (1a 4 + 1b 6; 2a 10)."""
-    competition = CompetitionFactory(slug="iol", total_points=Decimal("40"))
+    competition = CompetitionFactory(slug="iol")
     rubric_with(ProblemFactory(competition=competition, number=1), ("1a", 4, 1), ("1b", 6, 1))
     rubric_with(ProblemFactory(competition=competition, number=2), ("2a", 10, 0.5))
     return competition
@@ -60,7 +60,9 @@ def test_totals_form(competition):
     assert (
         result.lines()[0] == "people.csv: replaced the competition's 0 contestants with 3 (totals)"
     )
-    assert "0..20" in result.lines()[1] and "rubrics' maxima" in result.lines()[1]
+    assert result.lines()[1] == (
+        "totals checked against 0..20 (the jury's scale, the sum of the rubrics' maxima)"
+    )
 
 
 def test_points_form_sums_the_totals(competition):
@@ -95,7 +97,7 @@ def test_points_form_with_a_matching_total_column(competition):
 
 def test_reimport_replaces_every_contestant_atomically(competition):
     _import(competition, "contestant,problem,criterion,points\nA1,1,1a,4\nA2,1,1a,3\n")
-    other = CompetitionFactory(slug="other")
+    other = CompetitionFactory(slug="other", jury_scale=Decimal("100"))
     _import(other, "contestant,total\nZ,10\n")
     result = _import(competition, "contestant,total\nB1,12\n")
     assert result.replaced == 2
@@ -106,18 +108,37 @@ def test_reimport_replaces_every_contestant_atomically(competition):
     assert Contestant.objects.filter(competition=other).count() == 1
 
 
-def test_maximum_falls_back_to_the_competition_total_without_every_rubric(competition):
-    ProblemFactory(competition=competition, number=3)  # no rubric
-    assert competition_maximum(competition) == (Decimal("40"), "the competition's total points")
-    _import(competition, "contestant,total\nA,40\n")
+def test_totals_are_checked_against_the_jurys_scale(competition):
+    ProblemFactory(competition=competition, number=3)  # no rubric: it adds nothing
+    _import(competition, "contestant,total\nA,20\n")
+    with pytest.raises(GradingError, match=r"line 2, field 'total': total points 20.5 are"):
+        _import(competition, "contestant,total\nA,20.5\n")
+    competition_set_scale(competition=competition, points=Decimal("40"))
+    result = _import(competition, "contestant,total\nA,40\n")
+    assert result.lines()[1] == (
+        "totals checked against 0..40 (the jury's scale, set by an organizer)"
+    )
     with pytest.raises(GradingError, match=r"line 2, field 'total': total points 40.5 are"):
         _import(competition, "contestant,total\nA,40.5\n")
 
 
+def test_totals_without_a_scale_are_refused_with_the_fix(db):
+    competition = CompetitionFactory(slug="bare")
+    ProblemFactory(competition=competition, number=1)
+    with pytest.raises(GradingError) as caught:
+        _import(competition, "contestant,total\nA,10\n")
+    assert str(caught.value) == (
+        "people.csv, field 'total': contestants' totals are out of the jury's scale: The jury "
+        "has no scale yet: import the rubrics (its scale is then their maxima summed) or set "
+        "the scale (competition page or set_scale)."
+    )
+    assert not Contestant.objects.exists()
+
+
 def test_summed_points_over_the_competition_total_are_refused():
-    competition = CompetitionFactory(slug="small", total_points=Decimal("5"))
+    competition = CompetitionFactory(slug="small", jury_scale=Decimal("5"))
     rubric_with(ProblemFactory(competition=competition, number=1), ("1a", 4, 1))
-    ProblemFactory(competition=competition, number=2)  # no rubric: the maximum is 5
+    ProblemFactory(competition=competition, number=2)  # no rubric; the organizer's scale is 5
     rubric_with(ProblemFactory(competition=competition, number=3), ("3a", 4, 1))
     with pytest.raises(GradingError) as caught:
         _import(competition, "contestant,problem,criterion,points\nA,1,1a,4\nB,1,1a,0\nA,3,3a,4\n")

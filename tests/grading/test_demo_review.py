@@ -22,7 +22,7 @@ from grading.models import (
     ProblemJury,
     Resolution,
 )
-from grading.selectors import comparison_sheet, final_totals, rubric_criteria
+from grading.selectors import comparison_sheet, final_totals, jury_scale, rubric_criteria
 from puzzles.demo import DEMO_SLUG, EXTERNAL_SYSTEM
 from puzzles.models import Competition, ExternalScore, Output, System
 from puzzles.selectors import system_auto_scores
@@ -95,7 +95,7 @@ def test_the_demo_has_sixty_invented_contestants_with_criterion_points(demo):
         points[contestant_id] += value
     assert all(points[c.pk] == c.total for c in contestants)
     maximum = sum((c.maximum for p in demo.problems.all() for c in rubric_criteria(p)), Decimal(0))
-    assert demo.total_points == maximum == 30
+    assert jury_scale(demo).points == maximum == 30 and demo.jury_scale is None
     assert all(0 <= c.total <= maximum for c in contestants)
     finalized_codes = {c.code for c in rubric_criteria(demo.problems.get(number=FINALIZED))}
     shares = {s.code: s for s in contestant_criterion_shares(demo)}
@@ -111,7 +111,7 @@ def test_the_thresholds_fit_the_contestants(demo):
         demo.honourable_mention_threshold,
     ]
     assert thresholds == sorted(thresholds, reverse=True)
-    assert thresholds[0] <= demo.total_points
+    assert thresholds[0] <= jury_scale(demo).points
     totals = contestant_totals(demo)
     above = [sum(t >= threshold for t in totals) for threshold in thresholds]
     assert 0 < above[0] < above[1] < above[2] < above[3] < len(totals)
@@ -147,7 +147,7 @@ def _state():
         "marks": sorted(Mark.objects.values_list("pk", "points")),
         "thresholds": list(
             Competition.objects.values_list(
-                "total_points",
+                "jury_scale",
                 "gold_threshold",
                 "silver_threshold",
                 "bronze_threshold",

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from grading.selectors import final_totals, jury_out_of, totals_page
+from grading.selectors import final_totals, jury_scale, totals_page
 from grading.services import problem_finalize
 from tests.grading.factories import (
     ChairFactory,
@@ -71,25 +71,29 @@ def test_totals_carry_the_system_id(board):
     assert {t.system: t.system_id for t in final_totals(competition)} == ids
 
 
-def test_out_of_is_the_competition_total_until_every_problem_has_a_rubric(board):
+def test_out_of_is_the_rubrics_sum_and_a_problem_without_one_is_named(board):
     competition, _, _ = board
-    out_of = jury_out_of(competition)
-    assert (out_of.points, out_of.rubric_total, out_of.missing) == (D(100), None, (3,))
-    assert out_of.warning == ""  # nothing to compare yet
+    scale = jury_scale(competition)
+    assert (scale.points, scale.rubric_total, scale.missing) == (D(5), D(5), (3,))
+    assert scale.warnings == (
+        "Problem 3 has no rubric yet: the scale, the sum of the rubrics' maxima, grows when it "
+        "gets one.",
+    )
 
 
-def test_out_of_is_the_rubric_maxima_and_a_disagreement_is_said(board):
+def test_out_of_is_an_organizers_scale_and_a_disagreement_is_said(board):
     competition, _, _ = board
     rubric_with(competition.problems.get(number=3), ("3a", 4, 1), ("3b", "1.5", "0.5"))
-    out_of = jury_out_of(competition)
-    assert (out_of.points, out_of.rubric_total, out_of.missing) == (D("10.5"), D("10.5"), ())
-    assert out_of.warning == (
-        "The rubrics add up to 10.5 points but the competition's total points are 100 (the "
-        "scale of the medal thresholds): change one of them so that they agree."
-    )
-    competition.total_points = D("10.5")
+    scale = jury_scale(competition)
+    assert (scale.points, scale.rubric_total, scale.missing) == (D("10.5"), D("10.5"), ())
+    assert scale.warnings == ()
+    competition.jury_scale = D(100)
     competition.save()
-    assert jury_out_of(competition).warning == ""
+    assert jury_scale(competition).warnings == (
+        "The rubrics add up to 10.5 points but the scale, set by an organizer, is 100: no total "
+        "can reach it; set it to the rubrics' sum (competition page or set_scale "
+        "--from-rubrics) unless that is meant.",
+    )
 
 
 def test_totals_page_says_what_totals_are_out_of(board, client):
@@ -104,6 +108,7 @@ def test_totals_page_says_what_totals_are_out_of(board, client):
     html = response.content.decode()
     assert response.status_code == 200
     assert "Total / 10" in html and "Total / 100" not in html
-    assert "The rubrics add up to 10 points but the competition&#x27;s total points are 100" in html
+    assert "the sum of the rubrics&#x27; maxima" in html
+    assert 'class="error"' not in html
     page = totals_page(competition, provisional=True)
     assert page.columns == 3 + 3

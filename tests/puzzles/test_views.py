@@ -221,11 +221,19 @@ def test_amend_get_changes_nothing(organizer_client, demo_competition):
 
 def test_thresholds_page(organizer_client, demo_competition):
     url = reverse("puzzles:thresholds", args=["demo"])
-    # The demo competition is out of 30 points.
+    # Without its rubrics (grading's part of the demo) the jury has a scale only if set.
+    response = organizer_client.post(url, {"gold": "25", "silver": "20"})
+    assert response.status_code == 422
+    assert "has no scale to fit" in response.context["thresholds_form"].errors["gold"][0]
+    organizer_client.post(reverse("puzzles:scale", args=["demo"]), {"points": "30"})
     organizer_client.post(url, {"gold": "25", "silver": "20", "bronze": "15"})
     demo_competition.refresh_from_db()
     assert demo_competition.gold_threshold == 25
-    organizer_client.post(url, {"gold": "10", "silver": "20"})
+    response = organizer_client.post(url, {"gold": "10", "silver": "20"})
+    assert response.status_code == 422
+    assert response.context["thresholds_form"].errors["silver"] == [
+        "silver threshold 20 is above gold threshold 10"
+    ]
     demo_competition.refresh_from_db()
     assert demo_competition.silver_threshold == 20 and demo_competition.gold_threshold == 25
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from contextlib import contextmanager
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from django.core.management.base import CommandError
@@ -21,6 +23,17 @@ def competition_or_error(slug: str) -> Competition:
     except Competition.DoesNotExist:
         known = ", ".join(Competition.objects.values_list("slug", flat=True)) or "none"
         raise CommandError(f"unknown competition {slug!r} (known: {known})") from None
+
+
+def points_argument(text: str) -> Decimal:
+    """Parse a number of points for argparse (a usage error for anything else)."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of points") from None
+    if not value.is_finite():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of points")
+    return value
 
 
 @contextmanager

@@ -1,4 +1,7 @@
-"""Medal thresholds through `set_thresholds`: values saved, bad ladders refused, nothing saved."""
+"""Medal thresholds through `set_thresholds`: values saved, bad ladders refused, nothing saved.
+
+The thresholds are points of the jury's scale (grading.scale); here an organizer set it to
+100, test_scale.py has the rubrics' sum."""
 
 from __future__ import annotations
 
@@ -10,18 +13,17 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from puzzles.models import Competition
-
-from .factories import CompetitionFactory
+from tests.puzzles.factories import CompetitionFactory
 
 SLUG = "medals"
 
 
 @pytest.fixture
 def competition(db) -> Competition:
-    """A competition out of 100 points with thresholds already set."""
+    """A competition out of 100 points (set by an organizer) with thresholds already set."""
     return CompetitionFactory(
         slug=SLUG,
-        total_points=Decimal("100"),
+        jury_scale=Decimal("100"),
         gold_threshold=Decimal("80"),
         silver_threshold=Decimal("60"),
         bronze_threshold=Decimal("40"),
@@ -48,11 +50,14 @@ def _thresholds(slug: str = SLUG) -> tuple:
 def test_sets_all_four_thresholds(competition):
     out = _set("--gold", "75.5", "--silver", "55", "--bronze", "35", "--honourable-mention", "15")
     assert _thresholds() == (Decimal("75.5"), Decimal("55"), Decimal("35"), Decimal("15"))
-    assert out.strip() == (f"{SLUG}: gold 75.5, silver 55, bronze 35, honourable mention 15")
+    assert out.strip() == (
+        f"{SLUG}: gold 75.5, silver 55, bronze 35, honourable mention 15; the jury's scale is "
+        "100 (set by an organizer)"
+    )
 
 
 def test_gold_and_silver_only(db):
-    CompetitionFactory(slug="fresh")
+    CompetitionFactory(slug="fresh", jury_scale=Decimal("100"))
     _set("--gold", "90", "--silver", "70", slug="fresh")
     assert _thresholds("fresh") == (Decimal("90"), Decimal("70"), None, None)
 
@@ -62,10 +67,14 @@ def test_bounds_are_inclusive(competition):
     assert _thresholds()[:2] == (Decimal("100"), Decimal("0"))
 
 
-def test_range_follows_the_competitions_total(demo_competition):
-    # The demo competition is out of 30 points (three rubrics of 10).
+def test_range_follows_the_jurys_scale(db):
+    # The demo's jury is out of 30 points: three rubrics of 10, and no scale set.
+    call_command("demo", stdout=StringIO())
     _set("--gold", "30", "--silver", "15", slug="demo")
-    with pytest.raises(CommandError, match=r"gold threshold 31 is outside 0\.\.30"):
+    with pytest.raises(
+        CommandError,
+        match=r"gold threshold 31 is outside 0\.\.30, the jury's scale \(the sum of the rubrics",
+    ):
         _set("--gold", "31", "--silver", "15", slug="demo")
     assert _thresholds("demo")[:2] == (Decimal("30"), Decimal("15"))
 
