@@ -34,6 +34,8 @@ from ..forms import (
 from ..loads import group_candidates
 from ..rubric_uploads import (
     RubricUpload,
+    rubric_edit_previewed,
+    rubric_edit_token,
     rubric_upload_confirmed,
     rubric_upload_fields,
     rubric_upload_read,
@@ -118,6 +120,9 @@ def assign(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def rubric_edit(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
+    """Edit a problem's criteria. A change that touches marks is applied only as previewed:
+    saving it first shows its effect with a signed token of the rows and that effect, and
+    applying checks both (a mark saved since that changes the effect refuses it)."""
     problem = get_object_or_404(
         Problem.objects.select_related("competition"), competition__slug=slug, number=number
     )
@@ -129,30 +134,55 @@ def rubric_edit(request: HtmxHttpRequest, slug: str, number: int) -> HttpRespons
     formset = CriterionFormSet(
         request.POST or None, initial=initial, form_kwargs={"tasks": tasks}, prefix="criteria"
     )
-    change = None
+    change, specs = None, None
     if request.method == "POST" and form.is_valid() and formset.is_valid():
         criteria = [spec for row in formset.forms if (spec := row.as_spec())]
+        new_version = form.cleaned_data["new_version"]
         try:
             specs = services.rubric_specs(problem=problem, criteria=criteria, where="rubric")
             if request.POST.get("apply"):
-                rubric, change = services.rubric_replace(
-                    problem=problem,
-                    specs=specs,
-                    new_version=form.cleaned_data["new_version"],
-                    user=request.user,
+                effect = rubric_edit_previewed(
+                    form.cleaned_data["token"], specs, problem_id=problem.pk
                 )
-                messages.success(
-                    request, "; ".join([f"Rubric v{rubric.version} saved", *_effect_lines(change)])
+                if effect is None:  # not previewed: apply at once only what touches no mark
+                    change = services.rubric_change_preview(problem=problem, specs=specs)
+                    if not change.needs_new_version:
+                        effect = services.rubrics_effect_digest([change])
+                if effect is not None:
+                    rubric, change = services.rubric_replace(
+                        problem=problem,
+                        specs=specs,
+                        new_version=new_version,
+                        user=request.user,
+                        expected_effect=effect,
+                    )
+                    messages.success(
+                        request,
+                        "; ".join([f"Rubric v{rubric.version} saved", *_effect_lines(change)]),
+                    )
+                    return redirect("grading:rubric", slug=slug, number=number)
+                messages.info(
+                    request, "Marks exist: nothing is saved yet. Check the effect, then apply it."
                 )
-                return redirect("grading:rubric", slug=slug, number=number)
+            else:
+                change = services.rubric_change_preview(problem=problem, specs=specs)
+        except services.RubricEffectChanged:
+            messages.warning(
+                request, "The marks changed since the preview: check the effect again."
+            )
             change = services.rubric_change_preview(problem=problem, specs=specs)
         except AppError as exc:
             form.add_error(None, exc.for_page)
+    token = ""
+    if change is not None and specs is not None:
+        effect = services.rubrics_effect_digest([change])
+        token = rubric_edit_token(specs, problem_id=problem.pk, effect=effect)
     context = {
         "problem": problem,
         "form": form,
         "formset": formset,
         "change": change,
+        "token": token,
         "criteria": rubric_criteria(problem),
         "rubric": services.rubric_current(problem),
     }
