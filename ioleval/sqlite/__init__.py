@@ -1,4 +1,5 @@
-"""SQLite for concurrent writers: the journal mode set once, when the database is migrated."""
+"""SQLite for concurrent writers: the journal mode, set once when the database is migrated, and
+the backend (base.py) whose transactions wait for the database in turn."""
 
 from __future__ import annotations
 
