@@ -71,6 +71,9 @@ class GroupForm(forms.Form):
 
 class RubricForm(forms.Form):
     new_version = forms.BooleanField(required=False, label="create a new version (marks exist)")
+    # The signed preview these rows were saved after (grading/rubric_uploads.py); the page
+    # renders a fresh one with each preview.
+    token = forms.CharField(required=False, max_length=400, widget=forms.HiddenInput)
 
 
 class CriterionForm(forms.Form):

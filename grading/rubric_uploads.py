@@ -3,6 +3,8 @@
 The confirmation form carries the file back (base64) with a signed digest of the file and of
 the previewed effect on marks, so that confirming applies exactly the previewed file, and
 only while its effect is still the one previewed (`rubrics_import(expected_effect=...)`).
+The rubric editor does the same with its rows: its preview signs the rows and their effect,
+and applying checks both (`rubric_replace(expected_effect=...)`).
 """
 
 from __future__ import annotations
@@ -69,3 +71,32 @@ def rubric_upload_confirmed(
     if not text or signed.get("content") != upload.content_digest():
         raise GradingError("this is not the file that was previewed; upload it again", field="file")
     return upload
+
+
+# --- the rubric editor: the same two steps for the rows of one problem ----------------------
+
+_EDIT_SALT = "grading.rubric_edit"
+
+
+def _rows_digest(specs: list, *, problem_id: int) -> str:
+    # Not whether a new version is asked for: ticking it after the preview changes no effect.
+    data = json.dumps([problem_id, [spec.as_json() for spec in specs]])
+    return hashlib.sha256(data.encode()).hexdigest()
+
+
+def rubric_edit_token(specs: list, *, problem_id: int, effect: str) -> str:
+    """Return the signed token of a rubric editor preview: these rows and their effect."""
+    content = _rows_digest(specs, problem_id=problem_id)
+    return signing.dumps({"content": content, "effect": effect}, salt=_EDIT_SALT)
+
+
+def rubric_edit_previewed(token: str, specs: list, *, problem_id: int) -> str | None:
+    """Return the effect digest a preview of exactly these rows signed, or None: no preview,
+    a forged token, or rows changed since it."""
+    try:
+        signed = signing.loads(token, salt=_EDIT_SALT) if token else {}
+    except signing.BadSignature:
+        return None
+    if signed.get("content") != _rows_digest(specs, problem_id=problem_id):
+        return None
+    return signed.get("effect")

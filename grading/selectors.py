@@ -851,6 +851,7 @@ class MarkChange:
     new: Decimal | None
     reason: str
     juror: object = None
+    from_suggestion: bool = False  # the new value was the suggested mark, accepted
 
 
 @dataclass(frozen=True)
@@ -937,23 +938,25 @@ def decision_changes(resolution: Resolution) -> list[MarkChange]:
 
 
 def mark_changes(history: list) -> list[MarkChange]:
-    """Pair each historical mark with the value before it (per juror); unchanged saves drop."""
-    last: dict[int, Decimal | None] = {}
+    """Pair each historical mark with the value before it (per juror); saves that change
+    neither the points nor whether they are an accepted suggestion drop."""
+    last: dict[int, tuple[Decimal | None, bool]] = {}
     rows = []
     for record in history:
-        old = last.get(record.assignment_id)
-        if old != record.points:
+        old = last.get(record.assignment_id, (None, False))
+        if old != (record.points, record.from_suggestion):
             rows.append(
                 MarkChange(
                     when=record.history_date,
                     who=record.history_user,
-                    old=old,
+                    old=old[0],
                     new=record.points,
                     reason=record.history_change_reason or "",
                     juror=record.assignment.juror,
+                    from_suggestion=record.from_suggestion,
                 )
             )
-        last[record.assignment_id] = record.points
+        last[record.assignment_id] = (record.points, record.from_suggestion)
     return rows
 
 

@@ -115,6 +115,17 @@ class ByCriterionPage:
         return self.papers[index].code if index < len(self.papers) else None
 
     @property
+    def unmarked(self) -> int:
+        """How many of the juror's papers have no points for this criterion yet."""
+        return sum(not p.marked for p in self.papers)
+
+    @property
+    def next_criterion(self) -> Criterion | None:
+        """The criterion after this one in the rubric's order, or None after the last."""
+        index = next(i for i, c in enumerate(self.criteria) if c.pk == self.criterion.pk)
+        return self.criteria[index + 1] if index + 1 < len(self.criteria) else None
+
+    @property
     def next_unmarked(self) -> str | None:
         """The next paper after this one (wrapping round) not marked and not submitted."""
         count = len(self.papers)

@@ -6,4 +6,10 @@ class IolevalConfig(AppConfig):
     verbose_name = "ioleval"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_migrate
+
         from . import checks  # noqa: F401  (registers the deploy checks)
+        from .sqlite import sqlite_wal
+
+        # Sent once per app with models (this one has none); the mode is set at the first.
+        post_migrate.connect(sqlite_wal, dispatch_uid="ioleval.sqlite_wal")

@@ -12,6 +12,7 @@ from puzzles.models import Problem
 
 from ..errors import GradingError
 from ..models import ProblemJury
+from .locks import jury_lock
 
 
 def finalized_error(
@@ -29,14 +30,13 @@ def finalized_error(
 def problem_ensure_open(problem: Problem, *, field: str = "problem", lock: bool = False) -> None:
     """Refuse a change to a finalized problem: its results stand until the chair reopens it.
 
-    With lock, hold the problem's jury row (which problem_finalize locks) until the end of
-    the transaction: a submit, revision or decision then waits for a finalization under
-    way and sees its outcome, instead of slipping in after the check. The row is created
-    if need be (locking a row that does not exist yet would wait for nothing). Locks are
-    taken jury row first, then assignments or decisions, everywhere.
+    With lock, hold the problem's jury row until the end of the transaction (the first lock
+    of the order in grading/services/locks.py): a submit, revision, decision or new rubric
+    version then waits for a finalization or another such write under way and sees its
+    outcome, instead of slipping in after the check.
     """
     if lock:
-        jury = ProblemJury.objects.select_for_update().get_or_create(problem=problem)[0]
+        jury = jury_lock(problem)
         finalized = jury.finalized_at is not None
     else:
         finalized = ProblemJury.objects.filter(problem=problem, finalized_at__isnull=False).exists()
@@ -51,7 +51,7 @@ def problem_finalize(*, problem: Problem, chair) -> ProblemJury:
 
     if not has_role(chair, CHAIR):
         raise GradingError("only the chair finalizes a problem", field="finalize")
-    jury = ProblemJury.objects.select_for_update().get_or_create(problem=problem)[0]
+    jury = jury_lock(problem)  # the lock order: grading/services/locks.py
     if jury.finalized_at:
         raise GradingError(f"problem {problem.number} is already finalized", field="finalize")
     unresolved = problem_unresolved(problem)
@@ -72,7 +72,7 @@ def problem_reopen(*, problem: Problem, chair) -> ProblemJury:
     """Undo a finalization so that marks can change again."""
     if not has_role(chair, CHAIR):
         raise GradingError("only the chair reopens a problem", field="finalize")
-    jury = ProblemJury.objects.select_for_update().get_or_create(problem=problem)[0]
+    jury = jury_lock(problem)
     jury.finalized_at = None
     jury.finalized_by = None
     jury.save(update_fields=["finalized_at", "finalized_by"])

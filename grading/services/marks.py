@@ -26,6 +26,7 @@ from ..selectors import criteria_not_marked, rubric_current
 from ..selectors_criterion import suggestion_of
 from ..text import points_text
 from .consensus import finalized_error, problem_ensure_open
+from .locks import JURY_SHARE_LOCK
 
 CENTS = Decimal("0.01")  # the decimal places of a stored mark
 
@@ -61,16 +62,29 @@ def points_parse(value: object, *, criterion: Criterion, field: str = "points") 
     return points.quantize(CENTS)  # as stored: 0E-20000 would overflow PostgreSQL's numeric
 
 
+RUBRIC_CHANGED = "the rubric has changed: reload the page to grade with its new version"
+
+
+def rubric_changed_error(*, field: str = "criterion") -> GradingError:
+    """Return the refusal of a write to a criterion its problem's rubric no longer has."""
+    return GradingError(RUBRIC_CHANGED, field=field)
+
+
 def _criterion_of(paper: Paper, criterion: Criterion) -> None:
+    """Refuse a criterion that is not of the paper's current rubric; call under the jury row's
+    lock (grading/services/locks.py), so that a new version is either seen or waits."""
     current = rubric_current(paper.problem)
-    if current is None or criterion.rubric_id != current.pk:
-        raise GradingError(f"{criterion.code} is not a criterion of this paper", field="criterion")
+    if current is not None and criterion.rubric_id == current.pk:
+        return
+    if Rubric.objects.filter(pk=criterion.rubric_id, problem_id=paper.problem_id).exists():
+        raise rubric_changed_error()  # a criterion of an older version of this rubric
+    raise GradingError(f"{criterion.code} is not a criterion of this paper", field="criterion")
 
 
 def _locked(assignment: Assignment) -> Assignment:
     # The row lock orders saves, submits and revisions of one assignment: two tabs of the
     # same juror, or a save racing a submit, run one after the other (mark_save_by_code
-    # takes the same lock in SQL).
+    # takes the same lock in SQL). It comes after the jury row's (grading/services/locks.py).
     return (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("paper__problem__jury", "juror")
@@ -79,9 +93,18 @@ def _locked(assignment: Assignment) -> Assignment:
 
 
 def draft_points(
-    *, submitted: bool, finalized_number: int | None, criterion: Criterion | None, points: object
+    *,
+    submitted: bool,
+    finalized_number: int | None,
+    criterion: Criterion | None,
+    points: object,
+    superseded: bool = False,
 ) -> Decimal | None:
-    """Return the points a draft mark stores, or raise GradingError: the rules of a draft."""
+    """Return the points a draft mark stores, or raise GradingError: the rules of a draft.
+
+    `criterion` is None when the id sent is no criterion of the paper's current rubric;
+    `superseded` says it was one of an earlier version (or of a rubric replaced since).
+    """
     if submitted:
         raise GradingError(
             "this paper is submitted; change a mark through its discussion thread", field="points"
@@ -89,25 +112,39 @@ def draft_points(
     if finalized_number is not None:
         raise finalized_error(finalized_number)
     if criterion is None:
+        if superseded:
+            raise rubric_changed_error()
         raise GradingError("not a criterion of this paper", field="criterion")
     return points_parse(points, criterion=criterion)
 
 
-# The draft's reads, in SQL: the juror's assignment of the paper with this code (locked),
-# whether its problem is finalized and the criterion if it belongs to the current rubric;
-# then, under the lock, the mark if one exists (a statement of its own: a statement that
-# waited for the lock still sees other rows as they were when it began, so a mark another
-# tab had just created would be missed). Through the ORM the same took three queries and
-# about 3.7 ms of CPU to build them; these strings cost 0.2 ms, and the autosave runs for
-# every keystroke pause of every juror.
+# The draft's statements, in SQL. First the shared lock of the problem's jury row, with its
+# finalization (the order of grading/services/locks.py: a new rubric version, a submit or a
+# finalization holds it exclusively; autosaves share it). Then, in a statement of its own so
+# that it reads what such a write committed while the save waited, the juror's assignment
+# of the paper with this code (locked) and the criterion sent with its rubric: whether that
+# rubric is the problem's and its current version. Then, under the assignment's lock, the
+# mark if one exists (a statement of its own too: a statement that waited for a lock still
+# sees other rows as they were when it began, so a mark another tab had just created would
+# be missed). Through the ORM the reads took three queries and about 3.7 ms of CPU to build
+# them; these strings cost 0.2 ms, and the autosave runs for every keystroke pause.
+_DRAFT_JURY = """
+SELECT j.finalized_at, pr.number
+FROM {jury} j
+JOIN {paper} p ON p.problem_id = j.problem_id
+JOIN {problem} pr ON pr.id = p.problem_id
+WHERE p.code = %s
+"""
+
 _DRAFT_READ = """
-SELECT a.id, a.submitted_at, pr.number, j.finalized_at, c.id, c.code, c.maximum, c.step
+SELECT a.id, a.submitted_at, c.id, c.code, c.maximum, c.step,
+    r.problem_id = p.problem_id, r.id = cur.id
 FROM {assignment} a
 JOIN {paper} p ON p.id = a.paper_id
-JOIN {problem} pr ON pr.id = p.problem_id
-LEFT JOIN {jury} j ON j.problem_id = p.problem_id
-LEFT JOIN {criterion} c ON c.id = %s AND c.rubric_id = (
-    SELECT r.id FROM {rubric} r WHERE r.problem_id = p.problem_id ORDER BY r.version DESC LIMIT 1
+LEFT JOIN {criterion} c ON c.id = %s
+LEFT JOIN {rubric} r ON r.id = c.rubric_id
+LEFT JOIN {rubric} cur ON cur.problem_id = p.problem_id AND cur.version = (
+    SELECT MAX(v.version) FROM {rubric} v WHERE v.problem_id = p.problem_id
 )
 WHERE p.code = %s AND a.juror_id = %s
 """
@@ -115,7 +152,7 @@ WHERE p.code = %s AND a.juror_id = %s
 _DRAFT_MARK = "SELECT id, comment FROM {mark} WHERE assignment_id = %s AND criterion_id = %s"
 
 
-def _draft_read_sql() -> str:
+def _sql(template: str) -> str:
     quote = connection.ops.quote_name
     tables = {
         "assignment": Assignment,
@@ -124,8 +161,31 @@ def _draft_read_sql() -> str:
         "jury": ProblemJury,
         "criterion": Criterion,
         "rubric": Rubric,
+        "mark": Mark,
     }
-    sql = _DRAFT_READ.format(**{k: quote(m._meta.db_table) for k, m in tables.items()})
+    return template.format(**{k: quote(m._meta.db_table) for k, m in tables.items()})
+
+
+def _draft_jury_lock(cursor, code: str) -> tuple | None:
+    """Take the shared lock of the jury row of the paper with this code; return its
+    (finalized_at, problem number), creating the row first if the problem has none."""
+    sql = _sql(_DRAFT_JURY)
+    if connection.features.has_select_for_update_of:  # SQLite: one writer, no row locks
+        sql += JURY_SHARE_LOCK
+    cursor.execute(sql, [code])
+    row = cursor.fetchone()
+    if row is None:
+        problem_id = Paper.objects.filter(code=code).values_list("problem_id", flat=True).first()
+        if problem_id is None:
+            return None
+        ProblemJury.objects.get_or_create(problem_id=problem_id)
+        cursor.execute(sql, [code])
+        row = cursor.fetchone()
+    return row
+
+
+def _draft_read_sql() -> str:
+    sql = _sql(_DRAFT_READ)
     # Saves and submits of one assignment run one after the other (SQLite has one writer).
     return sql + ("FOR UPDATE OF a" if connection.features.has_select_for_update_of else "")
 
@@ -142,8 +202,10 @@ def mark_save_by_code(
     """Save a draft mark (points and/or comment) of the juror's unsubmitted paper with this code.
 
     The one entry point of a draft mark (the autosave calls it; mark_save goes through it):
-    a read that locks the assignment, the rules of draft_points, a read of the mark under
+    the shared lock of the problem's jury row, a read that locks the assignment (the lock
+    order of grading/services/locks.py), the rules of draft_points, a read of the mark under
     the lock, one write (plus its history row). A comment of None keeps the saved one.
+    A criterion of an earlier rubric version is refused as "the rubric has changed".
     `from_suggestion` records that the points are the suggested mark the juror accepted; it
     is refused unless they equal the criterion's current suggestion for this paper (three
     more reads, only then).
@@ -153,13 +215,17 @@ def mark_save_by_code(
         if not 0 < criterion_id < 2**63:  # what a database integer holds (SQLite raises past it)
             raise GradingError("not a criterion of this paper", field="criterion")
         with connection.cursor() as cursor:
-            cursor.execute(_draft_read_sql(), [criterion_id, code, juror.pk])
-            row = cursor.fetchone()
+            jury = _draft_jury_lock(cursor, code)
+            row = None
+            if jury is not None:
+                cursor.execute(_draft_read_sql(), [criterion_id, code, juror.pk])
+                row = cursor.fetchone()
         if row is None:
             raise Assignment.DoesNotExist(f"no paper {code} of this juror")
-        assignment_id, submitted_at, number, finalized_at, c_id, c_code, maximum, step = row
+        finalized_at, number = jury
+        assignment_id, submitted_at, c_id, c_code, maximum, step, ours, current = row
         criterion = None
-        if c_id is not None:
+        if c_id is not None and ours and current:
             decimal = Criterion._meta.get_field("maximum").to_python  # SQLite returns floats
             criterion = Criterion(
                 pk=c_id, code=c_code, maximum=decimal(maximum), step=decimal(step)
@@ -169,14 +235,13 @@ def mark_save_by_code(
             finalized_number=None if finalized_at is None else number,
             criterion=criterion,
             points=points,
+            # An id of no criterion at all is one a replaced rubric deleted (or a forged one).
+            superseded=c_id is None or bool(ours),
         )
         if from_suggestion:
             suggestion_check(juror=juror, code=code, criterion=criterion, points=value)
         with connection.cursor() as cursor:
-            cursor.execute(
-                _DRAFT_MARK.format(mark=connection.ops.quote_name(Mark._meta.db_table)),
-                [assignment_id, c_id],
-            )
+            cursor.execute(_sql(_DRAFT_MARK), [assignment_id, c_id])
             mark_id, mark_comment = cursor.fetchone() or (None, "")
         mark = Mark(
             pk=mark_id,
@@ -229,9 +294,8 @@ def _mark_get_or_build(assignment: Assignment, criterion: Criterion) -> Mark:
 def assignment_submit(*, assignment: Assignment) -> Assignment:
     """Submit a paper: every criterion must be marked; the juror's marks then lock."""
     with transaction.atomic():
-        problem_ensure_open(
-            assignment.paper.problem, lock=True
-        )  # the jury row first, then the assignment
+        # The jury row first, then the assignment (grading/services/locks.py).
+        problem_ensure_open(assignment.paper.problem, lock=True)
         assignment = _locked(assignment)
         if assignment.is_submitted:
             raise GradingError("this paper is already submitted", field="submit")
@@ -253,9 +317,8 @@ def mark_revise(
 ) -> Mark:
     """Change one's own submitted mark after discussion; the reason goes into the history."""
     with transaction.atomic():
-        problem_ensure_open(
-            assignment.paper.problem, lock=True
-        )  # the jury row first, then the assignment
+        # The jury row first, then the assignment (grading/services/locks.py).
+        problem_ensure_open(assignment.paper.problem, lock=True)
         assignment = _locked(assignment)
         if not assignment.is_submitted:
             raise GradingError("submit the paper first; drafts are edited directly", field="points")
@@ -281,6 +344,7 @@ def criterion_decide(
     with transaction.atomic():
         if not has_role(chair, CHAIR):
             raise GradingError("only the chair decides", field="points")
+        # The jury row first, then the decision (grading/services/locks.py).
         problem_ensure_open(paper.problem, lock=True)
         _criterion_of(paper, criterion)
         if not reason.strip():
@@ -313,13 +377,16 @@ def criterion_decide(
 
 def comment_post(*, paper: Paper, criterion: Criterion, author, text: str) -> DiscussionComment:
     """Post to the thread of a criterion of a paper."""
-    problem_ensure_open(paper.problem)
-    _criterion_of(paper, criterion)
-    if not text.strip():
-        raise GradingError("the comment is empty", field="text")
-    return DiscussionComment.objects.create(
-        paper=paper, criterion=criterion, author=author, text=text.strip()
-    )
+    with transaction.atomic():
+        # The jury row first (grading/services/locks.py): a new rubric version under way
+        # moves the thread first, or this post waits and is refused as to an old criterion.
+        problem_ensure_open(paper.problem, lock=True)
+        _criterion_of(paper, criterion)
+        if not text.strip():
+            raise GradingError("the comment is empty", field="text")
+        return DiscussionComment.objects.create(
+            paper=paper, criterion=criterion, author=author, text=text.strip()
+        )
 
 
 def tags_set(*, assignment: Assignment, tag_ids: list[int]) -> list[ObservationTag]:

@@ -21,6 +21,7 @@ from ..errors import GradingError
 from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
 from ..selectors import criteria_not_marked, current_rubrics
 from .consensus import finalized_error
+from .locks import juries_lock
 from .marks import points_parse
 from .papers import codes_taken, paper_code
 
@@ -82,6 +83,10 @@ def marks_import(
     their rows through _mark_rows; each then writes its own kind of record.
     """
     problems = {p.number: p for p in competition.problems.all()}
+    # The jury rows first, in problem order (grading/services/locks.py), before the rubrics
+    # are read: a chair who finalizes or decides meanwhile, or a new rubric version, waits
+    # for the import, or the import for them and then reads the version they made.
+    juries = juries_lock(problems.values())
     criteria = current_rubrics(problems.values())
     target = _Target(
         problems=problems,
@@ -89,12 +94,6 @@ def marks_import(
         by_code={(pid, c.code): c for pid, items in criteria.items() for c in items},
         systems={s.name: s for s in System.objects.filter(competition=competition)},
     )
-    # The jury rows first, in problem order, as every jury write takes them: a chair who
-    # finalizes or decides meanwhile waits for the import (or the import for them).
-    juries = [
-        ProblemJury.objects.select_for_update().get_or_create(problem=problem)[0]
-        for _, problem in sorted(problems.items())
-    ]
     finalized = {jury.problem_id for jury in juries if jury.finalized_at}
     result = MarksImport()
     rows = list(

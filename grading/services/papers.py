@@ -108,7 +108,7 @@ def problem_jurors_remove(*, problem: Problem, usernames: list[str]) -> int:
     A juror who has marked or submitted a paper of the problem stays: those marks count.
     Returns how many assignments went.
     """
-    problem_ensure_open(problem, field="jurors")
+    problem_ensure_open(problem, field="jurors", lock=True)  # grading/services/locks.py
     members = ProblemJuror.objects.filter(problem=problem, juror__username__in=usernames)
     found = set(members.values_list("juror__username", flat=True))
     strangers = [u for u in usernames if u not in found]

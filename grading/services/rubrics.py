@@ -9,6 +9,7 @@ from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Count
+from simple_history.utils import bulk_update_with_history
 
 from puzzles.errors import ImportFailure
 from puzzles.models import Competition, Problem, Task
@@ -26,6 +27,7 @@ from ..models import (
 )
 from ..selectors import rubric_current
 from .consensus import problem_ensure_open
+from .locks import juries_lock
 
 
 @dataclass(frozen=True)
@@ -70,10 +72,13 @@ class RubricChange:
     problem: Problem
     added: list[str] = field(default_factory=list)
     removed: dict[str, int] = field(default_factory=dict)  # code -> marks dropped
+    # code -> marks dropped that hold a comment and no points
+    removed_comments: dict[str, int] = field(default_factory=dict)
     changed: dict[str, str] = field(default_factory=dict)  # code -> what changed
     invalid_marks: dict[str, int] = field(default_factory=dict)  # code -> marks off range/step
     reopened: int = 0  # submitted assignments that must grade new criteria
     marks: int = 0  # marks with points
+    comment_marks: int = 0  # marks with a comment and no points (a draft's note)
     records: int = 0  # every mark, decision, final mark and comment tied to the criteria
     version: int | None = None  # the current rubric's version, None without one
     # The new criteria's maxima summed: the problem's part of the jury's scale
@@ -92,8 +97,15 @@ class RubricChange:
 
     def lines(self) -> list[str]:
         out = [f"problem {self.problem.number}: {self.marks} marks exist"]
+        if self.comment_marks:
+            out[0] += f", and {self.comment_marks} comments without points"
         out += [f"new criterion {c}" for c in self.added]
-        out += [f"criterion {c} removed: {n} marks dropped" for c, n in self.removed.items()]
+        for code, count in self.removed.items():
+            comments = self.removed_comments.get(code, 0)
+            dropped = f"{count} marks" + (
+                f" and {comments} comments without points" if comments else ""
+            )
+            out.append(f"criterion {code} removed: {dropped} dropped")
         out += [f"criterion {c}: {what}" for c, what in self.changed.items()]
         out += [
             f"criterion {c}: {n} marks or decisions no longer fit its maximum or step; "
@@ -247,7 +259,7 @@ def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> Ru
     rubric = rubric_current(problem)
     change = RubricChange(problem=problem, version=rubric.version if rubric else None)
     change.maximum = sum((s.maximum for s in specs), Decimal(0))
-    old = {c.code: c for c in rubric.criteria.all()} if rubric else {}
+    old = {c.code: c for c in rubric.criteria.select_related("task")} if rubric else {}
     marks = (
         Mark.objects.filter(criterion__rubric=rubric, points__isnull=False)
         if rubric
@@ -255,6 +267,10 @@ def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> Ru
     )
     counts = dict(marks.values_list("criterion__code").annotate(n=Count("pk")))
     change.marks = sum(counts.values())
+    # A draft's comment without points is dropped with its criterion too: count it apart.
+    notes = Mark.objects.filter(criterion__rubric=rubric, points__isnull=True).exclude(comment="")
+    comments = dict(notes.values_list("criterion__code").annotate(n=Count("pk"))) if rubric else {}
+    change.comment_marks = sum(comments.values())
     if rubric:
         change.records = (
             # A blank draft row (no points, no comment) holds nothing to lose.
@@ -267,6 +283,7 @@ def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> Ru
     new = {s.code: s for s in specs}
     change.added = [c for c in new if c not in old]
     change.removed = {c: counts.get(c, 0) for c in old if c not in new}
+    change.removed_comments = {c: comments[c] for c in change.removed if comments.get(c)}
     for code, spec in new.items():
         if code not in old:
             continue
@@ -278,11 +295,7 @@ def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> Ru
             what.append(f"step {before.step} -> {spec.step}")
         if before.title != spec.title or before.description != spec.description:
             what.append("wording")
-        # A change of the rule alone (changes of task or items are not listed).
-        rule = _rule_in_effect(before)
-        both = before.task_id and before.items and spec.task_id and spec.items
-        if both and (rule, before.suggest_points_per_item) != (spec.suggest, spec.points_per_item):
-            what.append(f"suggestion {rule} -> {spec.suggest}")
+        what += _scope_changes(before, spec)
         if what:
             change.changed[code] = ", ".join(what)
         bad = [
@@ -302,6 +315,29 @@ def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> Ru
     return change
 
 
+def _items_text(items) -> str:
+    return ", ".join(map(str, items)) if items else "none"
+
+
+def _scope_changes(before: Criterion, spec: CriterionSpec) -> list[str]:
+    """Return what changed in what a criterion grades and suggests: its kind, its task, its
+    items and the suggestion rule in effect (none without task and items)."""
+    what = []
+    if before.kind != spec.kind:
+        what.append(f"kind {before.kind} -> {spec.kind}")
+    task = before.task.external_id if before.task else ""
+    if task != spec.task_id:
+        what.append(f"task {task or 'none'} -> {spec.task_id or 'none'}")
+    if list(before.items) != list(spec.items):
+        what.append(f"items {_items_text(before.items)} -> {_items_text(spec.items)}")
+    rule = _rule_in_effect(before)
+    per_item = before.suggest_points_per_item if rule == Criterion.SuggestRule.PER_ITEM else None
+    if (rule, per_item) != (spec.suggest, spec.points_per_item):
+        shown = f" ({spec.points_per_item} per item)" if spec.points_per_item is not None else ""
+        what.append(f"suggestion {rule} -> {spec.suggest}{shown}")
+    return what
+
+
 @transaction.atomic
 def rubric_replace(
     *,
@@ -310,19 +346,29 @@ def rubric_replace(
     new_version: bool = False,
     user=None,
     note: str = "",
+    expected_effect: str | None = None,
 ) -> tuple[Rubric, RubricChange]:
     """Set the problem's criteria; with marks present this needs new_version=True.
 
     A new version keeps marks of criteria whose code survives (clearing those that no
     longer fit), drops marks of removed criteria, and reopens submitted papers when
-    criteria are added.
+    criteria are added. It holds the problem's jury row from the first read to the end
+    (grading/services/locks.py): no autosave, submit or decision of the problem runs
+    meanwhile, and each one that waited sees the new version.
+    With expected_effect (rubrics_effect_digest of a preview of this change alone), it
+    applies only if its effect is still the one previewed; else RubricEffectChanged.
     """
     _specs_check(specs, where=f"problem {problem.number}")
-    problem_ensure_open(problem, field="version")
+    problem_ensure_open(problem, field="version", lock=True)
     tasks = {t.external_id: t for t in problem.tasks.all()}
     change = rubric_change_preview(problem=problem, specs=specs)
     rubric = rubric_current(problem)
     _frozen_check(change, new_version=new_version)
+    if expected_effect is not None and rubrics_effect_digest([change]) != expected_effect:
+        raise RubricEffectChanged(
+            "the marks changed since the preview; nothing was applied: check the effect again",
+            field="version",
+        )
     if rubric is None or new_version:
         old = rubric
         rubric = Rubric.objects.create(
@@ -348,7 +394,7 @@ def rubric_replace(
             suggest_points_per_item=spec.points_per_item,
         )
     if old is not None:
-        _marks_carry_over(old=old, new=created)
+        _marks_carry_over(old=old, new=created, user=user)
         if change.added:
             Assignment.objects.filter(paper__problem=problem, submitted_at__isnull=False).update(
                 submitted_at=None
@@ -370,29 +416,44 @@ def _fits(points, criterion: Criterion) -> bool:
     return points is None or (points <= criterion.maximum and not points % criterion.step)
 
 
-def _marks_carry_over(*, old: Rubric, new: dict[str, Criterion]) -> None:
+def _marks_carry_over(*, old: Rubric, new: dict[str, Criterion], user=None) -> None:
     """Move marks, decisions and threads to the new criteria of the same code.
 
     Marks of removed criteria are deleted (their history stays); marks and decisions
-    that no longer fit the maximum or step are cleared and their papers reopen.
+    that no longer fit the maximum or step are cleared and their papers reopen. Call under
+    the jury row's lock (rubric_replace takes it): the marks are read here, after it, so
+    that what is written back is what the last acknowledged save stored, and only the
+    criterion, the points and the flag are written (one statement per batch).
     """
     reason = f"rubric version {next(iter(new.values())).rubric.version}"
-    for criterion in old.criteria.all():
+    old_criteria = {c.pk: c for c in old.criteria.all()}
+    moved, reopened = [], set()
+    for mark in Mark.objects.filter(criterion__in=list(old_criteria)).order_by("pk"):
+        criterion = old_criteria[mark.criterion_id]
         target = new.get(criterion.code)
         if target is None:
-            for mark in criterion.marks.all():
-                mark._change_reason = f"{reason}: criterion {criterion.code} removed"
-                mark.delete()
+            mark._change_reason = f"{reason}: criterion {criterion.code} removed"
+            mark._history_user = user
+            mark.delete()
             continue
-
-        for mark in criterion.marks.select_related("assignment"):
-            mark.criterion = target
-            if not _fits(mark.points, target):
-                mark.points = None
-                mark.from_suggestion = False
-                Assignment.objects.filter(pk=mark.assignment_id).update(submitted_at=None)
-            mark._change_reason = reason
-            mark.save()
+        mark.criterion = target
+        if not _fits(mark.points, target):
+            mark.points = None
+            mark.from_suggestion = False
+            reopened.add(mark.assignment_id)
+        moved.append(mark)
+    bulk_update_with_history(
+        moved,
+        Mark,
+        ["criterion", "points", "from_suggestion"],
+        default_user=user,
+        default_change_reason=reason,
+    )
+    Assignment.objects.filter(pk__in=reopened).update(submitted_at=None)
+    for criterion in old_criteria.values():
+        target = new.get(criterion.code)
+        if target is None:
+            continue
         for resolution in criterion.resolutions.all():
             resolution._change_reason = reason
             if _fits(resolution.points, target):
@@ -516,6 +577,7 @@ def rubrics_import(
     if it does exactly what was previewed; else RubricEffectChanged and nothing changes.
     """
     parsed = rubrics_read(path_or_text, competition=competition, file=file)
+    juries_lock(parsed)  # every problem's jury row, in the order of grading/services/locks.py
     results = [
         rubric_replace(problem=problem, specs=specs, new_version=new_version, user=user)
         for problem, specs in parsed.items()

@@ -34,6 +34,8 @@ from ..forms import (
 from ..loads import group_candidates
 from ..rubric_uploads import (
     RubricUpload,
+    rubric_edit_previewed,
+    rubric_edit_token,
     rubric_upload_confirmed,
     rubric_upload_fields,
     rubric_upload_read,
@@ -125,6 +127,9 @@ def assign(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def rubric_edit(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
+    """Edit a problem's criteria. A change that touches marks is applied only as previewed:
+    saving it first shows its effect with a signed token of the rows and that effect, and
+    applying checks both (a mark saved since that changes the effect refuses it)."""
     problem = get_object_or_404(
         Problem.objects.select_related("competition"), competition__slug=slug, number=number
     )
@@ -136,35 +141,61 @@ def rubric_edit(request: HtmxHttpRequest, slug: str, number: int) -> HttpRespons
     formset = CriterionFormSet(
         request.POST or None, initial=initial, form_kwargs={"tasks": tasks}, prefix="criteria"
     )
-    change = None
+    change, specs = None, None
     scale_lines: list[str] = []
     if request.method == "POST" and form.is_valid() and formset.is_valid():
         criteria = [spec for row in formset.forms if (spec := row.as_spec())]
+        new_version = form.cleaned_data["new_version"]
         try:
             specs = services.rubric_specs(problem=problem, criteria=criteria, where="rubric")
             if request.POST.get("apply"):
-                before = jury_scale(problem.competition)
-                rubric, change = services.rubric_replace(
-                    problem=problem,
-                    specs=specs,
-                    new_version=form.cleaned_data["new_version"],
-                    user=request.user,
+                effect = rubric_edit_previewed(
+                    form.cleaned_data["token"], specs, problem_id=problem.pk
                 )
-                moves = scale_moves(before, jury_scale(problem.competition))
-                messages.success(
-                    request,
-                    "; ".join([f"Rubric v{rubric.version} saved", *_effect_lines(change), *moves]),
+                if effect is None:  # not previewed: apply at once only what touches no mark
+                    change = services.rubric_change_preview(problem=problem, specs=specs)
+                    if not change.needs_new_version:
+                        effect = services.rubrics_effect_digest([change])
+                if effect is not None:
+                    before = jury_scale(problem.competition)
+                    rubric, change = services.rubric_replace(
+                        problem=problem,
+                        specs=specs,
+                        new_version=new_version,
+                        user=request.user,
+                        expected_effect=effect,
+                    )
+                    moves = scale_moves(before, jury_scale(problem.competition))
+                    messages.success(
+                        request,
+                        "; ".join(
+                            [f"Rubric v{rubric.version} saved", *_effect_lines(change), *moves]
+                        ),
+                    )
+                    return redirect("grading:rubric", slug=slug, number=number)
+                messages.info(
+                    request, "Marks exist: nothing is saved yet. Check the effect, then apply it."
                 )
-                return redirect("grading:rubric", slug=slug, number=number)
+            else:
+                change = services.rubric_change_preview(problem=problem, specs=specs)
+        except services.RubricEffectChanged:
+            messages.warning(
+                request, "The marks changed since the preview: check the effect again."
+            )
             change = services.rubric_change_preview(problem=problem, specs=specs)
-            scale_lines = rubrics_scale_lines(problem.competition, [change])
         except AppError as exc:
             form.add_error(None, exc.for_page)
+    token = ""
+    if change is not None and specs is not None:
+        effect = services.rubrics_effect_digest([change])
+        token = rubric_edit_token(specs, problem_id=problem.pk, effect=effect)
+        scale_lines = rubrics_scale_lines(problem.competition, [change])
     context = {
         "problem": problem,
         "form": form,
         "formset": formset,
         "change": change,
+        "token": token,
         "scale_lines": scale_lines,
         "criteria": rubric_criteria(problem),
         "rubric": services.rubric_current(problem),

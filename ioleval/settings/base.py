@@ -83,6 +83,21 @@ DATABASES = {
 # Keep connections between requests: opening one cost 8-11 ms of every autosave.
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DJANGO_CONN_MAX_AGE", default=60))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite (`make run`, the README's jury) with many jurors saving at once: every
+    # transaction takes the one write lock when it begins (IMMEDIATE: one that read first and
+    # then wrote would fail at once, "database is locked", when another wrote in between),
+    # and waits up to `timeout` seconds for it instead of failing, in turn with the other
+    # transactions of its process (ioleval/sqlite/base.py). Readers never wait for the
+    # writer: migrate puts the file in WAL mode (ioleval/sqlite/__init__.py). Figures:
+    # benchmarks/README.md (sqlite_autosave.py).
+    DATABASES["default"]["ENGINE"] = "ioleval.sqlite"
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env.int("DJANGO_SQLITE_TIMEOUT", default=30),
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # One cache for every process: the result review is computed by the Celery worker and read

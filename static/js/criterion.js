@@ -61,7 +61,13 @@
     }
     if (link) window.location.assign(link.href);
   }
-  form.addEventListener("htmx:beforeRequest", function () {
+  form.addEventListener("htmx:beforeRequest", function (event) {
+    // One save per change: the pause after typing, then Enter or leaving the field, would
+    // otherwise send the same values again.
+    if (values() === saved) {
+      event.preventDefault();
+      return;
+    }
     sending = values();
     const shown = status();
     if (shown) {
@@ -83,7 +89,7 @@
       }
       return;
     }
-    if (link) window.location.assign(link.href);
+    if (link) leave(link); // saves again first if more was typed meanwhile
   });
 
   const next = document.getElementById("next-paper");

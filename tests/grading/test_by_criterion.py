@@ -62,6 +62,36 @@ def test_position_by_code_and_the_ends_have_one_neighbour(client, data):
     assert last.next_unmarked == data.papers[0].code  # wraps round
 
 
+def test_the_last_paper_says_how_many_remain_unmarked_and_links_the_next_criterion(client, data):
+    """At the last paper nothing said whether the criterion was done or led on."""
+    for paper in data.papers[:3]:
+        save(data, "1a", paper, "1")
+    client.force_login(data.juror)
+    last = url(data, paper=data.papers[-1].code)
+    body = client.get(last).content.decode()
+    assert "This is the last paper: <strong>3 of 6 papers still unmarked</strong> for 1a." in body
+    assert f'<a href="?paper={data.papers[3].code}">Next unmarked paper</a>' in body
+    following = url(data, "1b")
+    assert f'<a id="next-criterion" href="{following}">Next criterion: 1b' in body
+    # It asks for itself again after each stored save (the progress line with it).
+    assert 'hx-trigger="markSaved from:body"' in body
+    assert f'hx-get="{last}"' in body
+    assert (
+        "criterion-state" not in client.get(url(data, paper=data.papers[0].code)).content.decode()
+    )
+
+
+def test_the_last_paper_of_a_marked_criterion_says_it_is_done(client, data):
+    codes = list(data.criteria)
+    for paper in data.papers:
+        save(data, codes[-1], paper, "0")
+    client.force_login(data.juror)
+    body = client.get(url(data, codes[-1], paper=data.papers[-1].code)).content.decode()
+    assert f"<strong>Criterion {codes[-1]} is done:</strong> all 6 papers marked." in body
+    assert 'id="next-criterion"' not in body
+    assert f"{codes[-1]} is the last criterion of problem {data.problem.number}:" in body
+
+
 def test_only_the_criterions_items_are_shown_with_answer_key_and_em(client, data):
     client.force_login(data.juror)
     response = client.get(url(data, "1c", paper=data.papers[1].code))
@@ -223,3 +253,28 @@ def test_a_revision_after_discussion_is_no_accepted_suggestion(data):
     mark.refresh_from_db()
     assert mark.from_suggestion is False
     assert mark.history.latest().from_suggestion is False
+
+
+def test_the_chairs_mark_history_shows_an_accepted_suggestion(client, data):
+    """The flag was recorded in the history but shown nowhere: the chair's history of a
+    mark on the thread page now says which value was an accepted suggestion."""
+    from grading.services import mark_revise
+    from tests.grading.factories import ChairFactory
+
+    paper = data.papers[1]  # 1a suggests 0.5
+    save(data, "1a", paper, "1")
+    save(data, "1a", paper, "0.5", from_suggestion=True)
+    assignment = Assignment.objects.get(paper=paper, juror=data.juror)
+    Assignment.objects.filter(pk=assignment.pk).update(submitted_at=timezone.now())
+    assignment.refresh_from_db()
+    mark_revise(assignment=assignment, criterion=data.criteria["1a"], points="1", reason="r")
+    client.force_login(ChairFactory())
+    response = client.get(reverse("grading:thread", args=[paper.code, data.criteria["1a"].pk]))
+    history = response.context["page"].history
+    assert [(h.old, h.new, h.from_suggestion) for h in history] == [
+        (None, D("1"), False),
+        (D("1"), D("0.5"), True),
+        (D("0.5"), D("1"), False),
+    ]
+    body = response.content.decode()
+    assert body.count("accepted the suggested mark") == 1

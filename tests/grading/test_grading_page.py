@@ -161,7 +161,8 @@ def test_each_criterion_has_one_live_region_whose_content_the_save_replaces(clie
     for criterion in criteria:
         live = f'id="criterion-{criterion.pk}-status" role="status" aria-live="polite"'
         assert body.count(live) == 1
-    assert body.count('hx-target="find .mark-live" hx-swap="innerHTML"') == len(criteria)
+    swaps = re.findall(r'hx-target="find \.mark-live"\s+hx-swap="innerHTML"', body)
+    assert len(swaps) == len(criteria)
     url = reverse("grading:mark", args=[first.paper.code, criteria[0].pk])
     saved = client.post(url, {"points": "1"}, HTTP_HX_REQUEST="true")
     assert saved.status_code == 200
@@ -174,6 +175,21 @@ def test_each_criterion_has_one_live_region_whose_content_the_save_replaces(clie
     error = r'<strong class="error-label">Error:</strong>\s*<span class="status error">1a'
     assert re.search(error, fragment)
     assert Mark.objects.get(assignment=first, criterion=criteria[0]).points == Decimal(1)
+
+
+def test_points_save_as_they_are_typed_and_the_keys_say_so(client, desk):
+    """Only comments saved while typing: a points value never left was lost on reload. And
+    Ctrl+Enter opened a confirmation the page did not mention."""
+    juror, (first, *_), criteria = desk
+    client.force_login(juror)
+    body = client.get(_grade_url(first)).content.decode()
+    typing = "input changed delay:800ms from:find input.points"
+    assert body.count(typing) == len(criteria)
+    assert body.count("data-autosave") == len(criteria)
+    assert "js/autosave.js" in body
+    keys = body[body.index('id="shortcuts-heading"') : body.index("</section>")]
+    assert "Points and comments save as you type" in keys
+    assert "A dialog asks you to confirm first" in keys
 
 
 def test_flash_messages_have_a_live_role(client, desk):

@@ -58,10 +58,21 @@ def test_criteria_of_other_problems_or_old_versions_are_refused(draft):
     old.pk = None
     old.version += 1
     old.save()  # a newer, empty version: the old criterion is no longer current
-    with pytest.raises(GradingError, match="not a criterion of this paper"):
+    # The juror's page still shows the old version: the save says so (it used to say "not a
+    # criterion of this paper", as if the page had been forged).
+    with pytest.raises(GradingError, match="the rubric has changed: reload"):
         mark_save_by_code(
             juror=draft.juror, code=draft.paper.code, criterion_id=old_criterion.pk, points="1"
         )
+
+
+def test_a_criterion_a_replaced_rubric_deleted_says_the_rubric_changed(draft):
+    criterion = rubric_current(draft.paper.problem).criteria.first()
+    gone = criterion.pk
+    Mark.objects.filter(criterion=criterion).delete()
+    criterion.delete()
+    with pytest.raises(GradingError, match="the rubric has changed: reload"):
+        mark_save_by_code(juror=draft.juror, code=draft.paper.code, criterion_id=gone, points="1")
 
 
 def _first_criterion(assignment):

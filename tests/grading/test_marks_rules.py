@@ -12,7 +12,15 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from grading.errors import GradingError
-from grading.models import Assignment, Criterion, Mark, ObservationTag, PaperTag, Resolution
+from grading.models import (
+    Assignment,
+    Criterion,
+    Mark,
+    ObservationTag,
+    PaperTag,
+    ProblemJury,
+    Resolution,
+)
 from grading.services import (
     DEFAULT_TAGS,
     assignment_submit,
@@ -23,6 +31,8 @@ from grading.services import (
     mark_save,
     mark_save_by_code,
     points_parse,
+    rubric_replace,
+    rubric_specs,
     tags_configure,
     tags_ensure_defaults,
     tags_set,
@@ -123,6 +133,10 @@ def test_draft_rules_in_order_each_naming_its_field():
     assert _refusal(draft_points, **{**rules, "criterion": None, "points": "x"}) == (
         "criterion",
         "not a criterion of this paper",
+    )
+    assert _refusal(draft_points, **{**rules, "criterion": None, "superseded": True}) == (
+        "criterion",
+        "the rubric has changed: reload the page to grade with its new version",
     )
     assert _refusal(draft_points, **{**rules, "points": "3"}) == ("points", "c: 3 is outside 0..2")
 
@@ -356,7 +370,7 @@ def test_tags_set_refuses_an_unknown_tag_naming_the_field(jury):
 
 # --- row locks ----------------------------------------------------------------------------------
 
-_LOCK = re.compile(r"\s*(FOR (?:NO KEY )?UPDATE.*)$", re.S)
+_LOCK = re.compile(r"\s*(FOR (?:NO KEY )?(?:UPDATE|SHARE).*)$", re.S)
 _TABLE = re.compile(r'\bFROM\s+"?(\w+)"?')
 
 
@@ -390,9 +404,49 @@ def _own(table: str) -> tuple[str, str]:
     return (table, f"FOR UPDATE OF {connection.ops.quote_name(table)}")
 
 
-def test_a_draft_save_locks_its_assignment_only(jury, row_locks):
+def test_a_draft_save_shares_the_jury_row_then_locks_its_assignment_only(jury, row_locks):
+    """The order of grading/services/locks.py: the jury row (shared by autosaves, held
+    exclusively by a new rubric version, a submit or a finalization), then the assignment."""
+    ProblemJury.objects.get_or_create(problem=jury.paper.problem)
     mark_save(assignment=jury.as1, criterion=jury.a, points="1")
-    assert row_locks == [("grading_assignment", "FOR UPDATE OF a")]
+    assert row_locks == [
+        ("grading_problemjury", "FOR SHARE OF j"),
+        ("grading_assignment", "FOR UPDATE OF a"),
+    ]
+
+
+def test_a_draft_save_makes_the_jury_row_it_shares_when_there_is_none(jury, row_locks):
+    ProblemJury.objects.filter(problem=jury.paper.problem).delete()
+    mark_save(assignment=jury.as1, criterion=jury.a, points="1")
+    assert ProblemJury.objects.filter(problem=jury.paper.problem).exists()
+    assert row_locks[-2:] == [
+        ("grading_problemjury", "FOR SHARE OF j"),
+        ("grading_assignment", "FOR UPDATE OF a"),
+    ]
+
+
+def test_a_new_rubric_version_locks_the_jury_row_before_it_reads_a_mark(jury, row_locks):
+    jury.grade(jury.as1, "1", "2", submit=False)
+    row_locks.clear()
+    with CaptureQueriesContext(connection) as captured:
+        rubric_replace(
+            problem=jury.paper.problem,
+            specs=rubric_specs(
+                problem=jury.paper.problem,
+                criteria=[{"code": c.code, "title": "t", "maximum": 2} for c in (jury.a, jury.b)],
+                where="test",
+            ),
+            new_version=True,
+        )
+    assert row_locks[0] == ("grading_problemjury", "FOR UPDATE")
+    sqls = [q["sql"] for q in captured.captured_queries]
+    first_lock = next(i for i, q in enumerate(sqls) if "grading_problemjury" in q and "FOR" in q)
+    assert not any("grading_mark" in q for q in sqls[:first_lock])
+
+
+def test_a_thread_post_locks_the_jury_row(jury, row_locks):
+    comment_post(paper=jury.paper, criterion=jury.a, author=jury.j1, text="hm")
+    assert row_locks == [("grading_problemjury", "FOR UPDATE")]
 
 
 def test_submit_locks_the_jury_row_then_the_assignment_only(jury, row_locks):

@@ -100,7 +100,7 @@ def _editor_rows(*codes: str, **extra: str) -> dict:
 def _state(problem) -> dict:
     return {
         "version": rubric_current(problem).version,
-        "marks": sorted(Mark.objects.values_list("criterion__code", "points")),
+        "marks": sorted(Mark.objects.values_list("criterion__code", "points", "comment"), key=str),
         "submitted": Assignment.objects.filter(submitted_at__isnull=False).count(),
     }
 
@@ -129,14 +129,88 @@ def test_the_preview_is_the_rubric_editors(organizer_client, graded):
     assert _effect_items(editor.content.decode()) == _effect_items(upload)
 
 
-def test_the_editor_says_what_its_new_version_did_to_marks(organizer_client, graded):
+def _editor_token(response) -> str:
+    html = response.content.decode()
+    form = html[html.index('<form method="post" id="rubric-form"') :]
+    return unescape(re.search(r'<input type="hidden" name="token" value="([^"]*)"', form)[1])
+
+
+def test_the_editor_shows_the_effect_before_it_applies_a_change_to_marks(organizer_client, graded):
+    """Save in the editor applied a new version at once, whatever its preview had said (or
+    without one): 8 marks dropped where the preview said 4. Now Save shows the effect and
+    signs it; only applying that effect, with those rows, changes anything."""
+    before = _state(graded)
     rows = _editor_rows("a", "c", apply="1", new_version="on")
     url = reverse("grading:rubric", args=[SLUG, 1])
-    response = organizer_client.post(url, rows, follow=True)
+    response = organizer_client.post(url, rows)
+    assert response.status_code == 200
+    assert _messages(response)[-1] == (
+        "Marks exist: nothing is saved yet. Check the effect, then apply it."
+    )
+    assert _effect_items(response.content.decode()) == [
+        "problem 1: 8 marks exist",
+        "new criterion c",
+        "criterion b removed: 4 marks dropped",
+        "4 submitted papers reopen to grade new criteria",
+    ]
+    assert "Apply this change" in response.content.decode()
+    assert _state(graded) == before
+    response = organizer_client.post(url, {**rows, "token": _editor_token(response)}, follow=True)
     assert _messages(response)[-1] == (
         "Rubric v2 saved; new criterion c; criterion b removed: 4 marks dropped;"
         " 4 submitted papers reopen to grade new criteria"
     )
+    assert rubric_current(graded).version == 2
+
+
+def test_the_editor_applies_only_the_rows_it_previewed(organizer_client, graded):
+    url = reverse("grading:rubric", args=[SLUG, 1])
+    preview = organizer_client.post(url, _editor_rows("a", "c", preview="1", new_version="on"))
+    token = _editor_token(preview)
+    before = _state(graded)
+    other_rows = _editor_rows("c", apply="1", new_version="on", token=token)
+    response = organizer_client.post(url, other_rows)
+    assert response.status_code == 200
+    assert "criterion a removed: 4 marks dropped" in _effect_items(response.content.decode())
+    assert _state(graded) == before
+    forged = _editor_rows("a", "c", apply="1", new_version="on", token=token[:-2] + "xx")
+    assert organizer_client.post(url, forged).status_code == 200
+    assert _state(graded) == before
+
+
+def test_a_mark_or_comment_saved_after_the_editors_preview_invalidates_it(organizer_client, graded):
+    url = reverse("grading:rubric", args=[SLUG, 1])
+    rows = _editor_rows("a", "c", apply="1", new_version="on")
+    token = _editor_token(organizer_client.post(url, rows))
+    # A juror meanwhile writes a comment (no points) on b, which the change removes.
+    from grading.services import mark_save
+
+    paper = Paper.objects.filter(problem=graded).first()
+    assignment = Assignment.objects.create(paper=paper, juror=JurorFactory())
+    b = rubric_current(graded).criteria.get(code="b")
+    mark_save(assignment=assignment, criterion=b, points="", comment="not sure yet")
+    before = _state(graded)
+    response = organizer_client.post(url, {**rows, "token": token})
+    assert response.status_code == 200
+    assert _messages(response)[-1] == (
+        "The marks changed since the preview: check the effect again."
+    )
+    assert "criterion b removed: 4 marks and 1 comments without points dropped" in _effect_items(
+        response.content.decode()
+    )
+    assert _state(graded) == before
+    response = organizer_client.post(url, {**rows, "token": _editor_token(response)}, follow=True)
+    assert "4 marks and 1 comments without points dropped" in _messages(response)[-1]
+    assert rubric_current(graded).version == 2
+    assert not Mark.objects.filter(criterion__rubric__version=1).exists()
+
+
+def test_the_editor_applies_a_change_that_touches_no_mark_at_once(organizer_client, graded):
+    url = reverse("grading:rubric", args=[SLUG, 2])
+    rows = _editor_rows("x", apply="1")
+    response = organizer_client.post(url, rows)
+    assert response.status_code == 302
+    assert Rubric.objects.get(problem__number=2).criteria.get().code == "x"
 
 
 def test_confirming_applies_the_previewed_file_and_says_what_it_did(organizer_client, graded):

@@ -493,8 +493,8 @@ def test_preview_reports_added_removed_changed_and_invalid(competition):
         payload(
             {
                 1: [
-                    crit("1a", 2.5, 0.5),
-                    {**crit("1b", 2, 0.5), "title": "Reworded"},
+                    crit("1a", 2.5, 0.5, task="T1", items=[1, 2, 3], kind="assignment"),
+                    {**BASE[1][1], "title": "Reworded"},
                     crit("1e", 1, 1),
                 ]
             }
@@ -517,6 +517,48 @@ def test_preview_reports_added_removed_changed_and_invalid(competition):
     assert "2 submitted papers reopen to grade new criteria" in lines
     # A preview writes nothing.
     assert rubric_current(problem(competition, 1)).version == 1
+
+
+def test_preview_reports_changes_of_kind_task_items_and_the_suggestion(competition):
+    """They were left out ("changes of task or items are not listed"): a criterion could
+    change what it grades, and start or stop suggesting marks, with no word in the preview."""
+    import_base(competition)
+    specs = rubrics_read(
+        payload(
+            {
+                1: [
+                    crit("1a", 3, 0.5, task="T1", items=[1, 2], kind="assignment"),
+                    {**BASE[1][1], "kind": "assignment"},
+                    crit("1c", 2, 1, task="T1", items=[3], kind="assignment"),
+                ]
+            }
+        ),
+        competition=competition,
+    )[problem(competition, 1)]
+    change = rubric_change_preview(problem=problem(competition, 1), specs=specs)
+    assert change.changed == {
+        "1a": "items 1, 2, 3 -> 1, 2",
+        "1b": "kind theory -> assignment",
+        "1c": "task none -> T1, items none -> 3, suggestion none -> share",
+    }
+    assert "criterion 1b: kind theory -> assignment" in change.lines()
+
+
+def test_preview_counts_comments_without_points_apart(competition):
+    """A draft's comment without points was dropped with its criterion but not counted: the
+    editor's preview said 4 marks where 8 went."""
+    paper, j1, _ = graded_problem_one(competition)
+    other = PaperFactory(problem=problem(competition, 1))
+    assignment = Assignment.objects.create(paper=other, juror=j1)
+    for code in ("1b", "1c"):
+        criterion = rubric_current(problem(competition, 1)).criteria.get(code=code)
+        Mark.objects.create(assignment=assignment, criterion=criterion, comment="unsure")
+    specs = rubrics_read(payload({1: BASE[1][:2]}), competition=competition)[
+        problem(competition, 1)
+    ]
+    lines = rubric_change_preview(problem=problem(competition, 1), specs=specs).lines()
+    assert lines[0] == "problem 1: 6 marks exist, and 2 comments without points"
+    assert "criterion 1c removed: 2 marks and 1 comments without points dropped" in lines
 
 
 def test_preview_without_rubric_adds_everything(competition):

@@ -463,7 +463,11 @@ def test_rubric_editor_previews_and_needs_a_new_version_once_marked(client, jury
     refused = client.post(url, _rubric_post(rows, apply="1")).content.decode()
     assert "frozen" in refused
     assert rubric_current(Paper.objects.filter(problem__number=1).first().problem).version == 1
-    client.post(url, _rubric_post(rows, apply="1", new_version="on"))
+    # Marks exist: Save shows the effect with a signed token, and applies with it.
+    shown = client.post(url, _rubric_post(rows, apply="1", new_version="on")).content.decode()
+    assert rubric_current(Paper.objects.filter(problem__number=1).first().problem).version == 1
+    token = re.search(r'<input type="hidden" name="token" value="([^"]*)"', shown)[1]
+    client.post(url, _rubric_post(rows, apply="1", new_version="on", token=token))
     rubric = rubric_current(Paper.objects.filter(problem__number=1).first().problem)
     assert rubric.version == 2
     assert list(rubric.criteria.order_by("order").values_list("code", "maximum")) == [
