@@ -6,31 +6,52 @@ and problems, the task of each problem) and, as tasks render them, `<code>.pdf` 
 backend, and a batch whose worker died is seen as stalled (nothing written for
 STALL_AFTER_SECONDS, no task known to be running) and resumed: its missing problems are
 queued again into the same folder, where tasks skip the papers already written.
+
+Without a broker (Celery eager, as under `make run`) the tasks run on a thread pool of the
+web process (IOLEVAL_RENDER_THREADS threads; 0: in the request, as before), so that the
+request answers at once and the same status page follows the rendering. With a broker that
+cannot be reached, starting a batch is refused (QueueUnavailable) and leaves no folder.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import re
+import shutil
+import threading
 import time
 import uuid
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from celery.result import AsyncResult
 from django.conf import settings
+from django.db import connections
 
+from ioleval.celery import QueueUnavailable
 from ioleval.celery import app as celery_app
-from ioleval.progress import DONE, FAILED, RUNNING, STALLED, Progress, task_progress
+from ioleval.progress import (
+    DONE,
+    FAILED,
+    RUNNING,
+    STALLED,
+    UNREACHABLE,
+    Progress,
+    task_progress,
+)
 from puzzles.models import Competition
 
 from .errors import GradingError
 from .models import Paper
 from .pdf import ERROR_SUFFIX, papers_failed
 from .tasks import render_papers_task
+
+logger = logging.getLogger(__name__)
 
 MANIFEST = "batch.json"
 # A paper renders in well under a second (benchmarks/README.md): two minutes without a new
@@ -68,7 +89,9 @@ def batch_dir(batch: str) -> Path:
 
 
 def batch_start(*, competition: Competition) -> str:
-    """Create a batch of every paper of the competition, queue one task per problem."""
+    """Create a batch of every paper of the competition, queue one task per problem.
+
+    QueueUnavailable when the broker cannot be reached: nothing is left behind."""
     batch = uuid.uuid4().hex
     directory = batch_dir(batch)
     directory.mkdir(parents=True)
@@ -83,7 +106,11 @@ def batch_start(*, competition: Competition) -> str:
         "total": len(codes),
         "tasks": {},
     }
-    _queue(competition, directory, manifest, manifest["problems"])
+    try:
+        _queue(competition, directory, manifest, manifest["problems"])
+    except QueueUnavailable:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise
     return batch
 
 
@@ -107,13 +134,69 @@ def batch_resume(*, competition: Competition, batch: str) -> list[int]:
 
 
 def _queue(competition: Competition, directory: Path, manifest: dict, numbers: list[int]) -> None:
-    resumed = manifest.setdefault("resumed", 0) + (1 if manifest["tasks"] else 0)
+    """Queue one task per problem number, each under an id the manifest records.
+
+    QueueUnavailable when none could be queued (the manifest is as it was). When the broker
+    goes away after some were queued, the manifest keeps only those: the batch then ends
+    with papers missing, and its Resume queues the rest."""
+    before, before_resumed = dict(manifest["tasks"]), manifest.get("resumed", 0)
+    resumed = before_resumed + (1 if manifest["tasks"] else 0)
     manifest["resumed"] = resumed
     ids = {n: f"{directory.name}-{n}" + (f"-r{resumed}" if resumed else "") for n in numbers}
     manifest["tasks"].update({str(n): task_id for n, task_id in ids.items()})
     _manifest_write(directory, manifest)  # first, so that an eager task finds it
+    queued = []
     for n, task_id in ids.items():
-        render_papers_task.apply_async(args=[competition.pk, str(directory), n], task_id=task_id)
+        try:
+            _task_start(competition.pk, directory, n, task_id)
+        except QueueUnavailable:
+            for number in set(ids) - set(queued):  # not queued: as they were before
+                previous = before.get(str(number))
+                if previous is None:
+                    manifest["tasks"].pop(str(number))
+                else:
+                    manifest["tasks"][str(number)] = previous
+            if not queued:
+                manifest["resumed"] = before_resumed
+            _manifest_write(directory, manifest)
+            if not queued:
+                raise
+            missed = sorted(set(ids) - set(queued))
+            logger.error("batch %s: problems %s not queued", directory.name, missed)
+            return
+        queued.append(n)
+
+
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _task_start(competition_id: int, directory: Path, number: int, task_id: str) -> None:
+    """Queue a problem's rendering task; without a worker, run it on this process's pool."""
+    args = [competition_id, str(directory), number]
+    threads = settings.IOLEVAL_RENDER_THREADS
+    if not celery_app.conf.task_always_eager or not threads:
+        render_papers_task.apply_async(args=args, task_id=task_id)
+        return
+    _background(threads).submit(_render_here, args, task_id)
+
+
+def _background(threads: int) -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ioleval-pdf")
+        return _pool
+
+
+def _render_here(args: list, task_id: str) -> None:
+    """Run a rendering task in this thread (eager); its errors are logged, its files tell."""
+    try:
+        render_papers_task.apply_async(args=args, task_id=task_id)
+    except Exception:  # the batch's files and the task's stored state say what failed
+        logger.exception("PDF batch task %s failed", task_id)
+    finally:
+        connections.close_all()  # this thread's own database connections
 
 
 def _manifest_write(directory: Path, manifest: dict) -> None:
@@ -186,13 +269,17 @@ def _counts_as_activity(name: str) -> bool:
 
 
 def _task_progress(manifest: dict) -> dict[str, Progress]:
-    """Return each problem's task progress, or {} when there is no result backend to ask."""
+    """Return each problem's task progress, or {} when there is no result backend to ask
+    (none configured, or one that cannot be reached: the files tell the progress then)."""
     if not celery_app.conf.result_backend:
         return {}
-    return {
+    tasks = {
         number: task_progress(AsyncResult(task_id, app=celery_app))
         for number, task_id in manifest["tasks"].items()
     }
+    if any(p.state == UNREACHABLE for p in tasks.values()):
+        return {}
+    return tasks
 
 
 def batch_zip(batch: str, manifest: dict, *, slug: str) -> tuple[bytes, str]:
