@@ -293,3 +293,27 @@ def test_a_paper_whose_worker_was_killed_once_renders_on_resume(tmp_path, monkey
     assert render_papers_task.delay(competition.pk, str(tmp_path), 1).get() == 4
     assert (tmp_path / f"{first}.pdf").exists()
     assert not list(tmp_path.glob("*.error"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_a_worker_the_batch_renders_in_the_background_of_the_web_process(
+    organizer, settings
+):
+    """Eager Celery (no broker): the request answers at once, a thread of the process
+    renders, and the same status page follows it to the end."""
+    settings.IOLEVAL_RENDER_THREADS = 1
+    assert celery_app.conf.task_always_eager
+    started = time.monotonic()
+    batch = _start(organizer)
+    answered = time.monotonic() - started
+    written = len(list(batches.batch_dir(batch).glob("*.pdf")))
+    assert written < 12, f"the request rendered {written} papers in {answered:.1f} s"
+    assert "Rendering…" in _status(organizer, batch).content.decode()
+
+    deadline = time.monotonic() + 240
+    while "12 papers rendered." not in _status(organizer, batch).content.decode():
+        assert time.monotonic() < deadline, "the background rendering did not finish"
+        time.sleep(0.5)
+    assert _status(organizer, batch, HTTP_HX_REQUEST="true").status_code == 286
+    filename, archive = _zip(organizer, batch)
+    assert filename == "demo-papers.zip" and len(archive.namelist()) == 12
