@@ -48,7 +48,14 @@ from puzzles.models import Competition
 
 from .errors import GradingError
 from .models import Paper
-from .pdf import ERROR_SUFFIX, papers_failed
+from .pdf import (
+    ERROR_SUFFIX,
+    StalePaper,
+    papers_failed,
+    papers_replaced,
+    papers_stale,
+    rubric_stamps,
+)
 from .tasks import render_papers_task
 
 logger = logging.getLogger(__name__)
@@ -71,6 +78,9 @@ class BatchState:
     missing: list[str]
     failed_tasks: list[int] = field(default_factory=list)  # problems whose task failed
     idle_seconds: int = 0
+    # Written with a rubric that has changed since; written in place of such a PDF.
+    stale: list[StalePaper] = field(default_factory=list)
+    replaced: list[StalePaper] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -78,7 +88,11 @@ class BatchState:
 
     @property
     def resumable(self) -> bool:
-        return self.progress.state in (STALLED, FAILED) and bool(self.failed or self.missing)
+        """Whether Resume has something to do: papers missing or failed once the batch has
+        stalled or ended, or papers whose rubric changed once it has finished."""
+        if self.progress.state in (STALLED, FAILED) and (self.failed or self.missing):
+            return True
+        return self.progress.finished and bool(self.stale)
 
 
 def batch_dir(batch: str) -> Path:
@@ -123,11 +137,11 @@ def batch_resume(*, competition: Competition, batch: str) -> list[int]:
     directory = batch_dir(batch)
     manifest = batch_manifest(directory, competition)
     state = batch_state(batch, manifest)
-    if state.complete:
+    if state.complete and not state.stale:
         raise GradingError("every paper of this batch is written: nothing to resume")
     if not state.resumable:
         raise GradingError("this batch is still rendering: resume it once it has stalled")
-    wanted = set(state.missing) | set(state.failed)
+    wanted = set(state.missing) | set(state.failed) | {paper.code for paper in state.stale}
     numbers = sorted({n for code, n in manifest["papers"].items() if code in wanted})
     _queue(competition, directory, manifest, numbers)
     return numbers
@@ -241,6 +255,8 @@ def batch_state(batch: str, manifest: dict) -> BatchState:
         default=0.0,
     )
     idle = max(0, int(time.time() - last))
+    papers = Paper.objects.filter(problem__competition_id=manifest["competition"], code__in=codes)
+    stale = papers_stale(directory, rubric_stamps(papers.only("code", "problem_id")))
     failed_tasks = sorted(int(n) for n, p in tasks.items() if p.state == FAILED)
     running = any(p.state == RUNNING for p in tasks.values())
     done = len(written) + len(failed)
@@ -260,6 +276,8 @@ def batch_state(batch: str, manifest: dict) -> BatchState:
         missing=missing,
         failed_tasks=failed_tasks,
         idle_seconds=idle,
+        stale=stale,
+        replaced=papers_replaced(directory, written),
     )
 
 
@@ -297,18 +315,26 @@ def batch_zip(batch: str, manifest: dict, *, slug: str) -> tuple[bytes, str]:
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for code in state.written:
             archive.write(directory / f"{code}.pdf", f"{code}.pdf")
-        if not state.complete:
+        if not state.complete or state.stale:
             archive.writestr("README.txt", _partial_readme(state, total))
-    if state.complete:
+    if state.complete and not state.stale:
         return buffer.getvalue(), f"{slug}-papers.zip"
+    if state.complete:
+        return buffer.getvalue(), f"{slug}-papers-{len(state.stale)}-stale.zip"
     return buffer.getvalue(), f"{slug}-papers-partial-{len(state.written)}-of-{total}.zip"
 
 
 def _partial_readme(state: BatchState, total: int) -> str:
     lines = [
-        f"This zip is partial: {len(state.written)} of {total} papers.",
+        f"This zip is partial: {len(state.written)} of {total} papers."
+        if not state.complete
+        else f"All {total} papers, some printed with a rubric that has changed since.",
         "",
     ]
+    if state.stale:
+        lines.append(f"Printed with a rubric that has changed since ({len(state.stale)}):")
+        lines += [f"  {paper.sentence}" for paper in state.stale]
+        lines.append("")
     if state.failed:
         lines.append(f"Failed to render ({len(state.failed)}):")
         lines += [f"  {code}: {reason}" for code, reason in state.failed.items()]
