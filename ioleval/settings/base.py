@@ -154,6 +154,11 @@ LOGOUT_REDIRECT_URL = "login"
 # Uploads of system outputs for 731 systems fit; larger imports go through commands.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+# An import page refuses a file of more lines or bytes than these, naming the management
+# command that imports it (ioleval/uploads.py): a larger file would outlast the request
+# (10,290 marks took about a minute: benchmarks/README.md, marks_import.py).
+IOLEVAL_WEB_IMPORT_MAX_ROWS = env.int("IOLEVAL_WEB_IMPORT_MAX_ROWS", default=5_000)
+IOLEVAL_WEB_IMPORT_MAX_BYTES = env.int("IOLEVAL_WEB_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)
 # An uploaded zip is refused past these, checked before and while it is extracted.
 IOLEVAL_ZIP_MAX_BYTES = env.int("IOLEVAL_ZIP_MAX_BYTES", default=500 * 1024 * 1024)
 IOLEVAL_ZIP_MAX_MEMBERS = env.int("IOLEVAL_ZIP_MAX_MEMBERS", default=10_000)
