@@ -275,7 +275,9 @@ def test_a_paper_that_kills_its_worker_is_reported_after_two_tries(tmp_path, mon
     assert tries.count(deadly) == 2  # rendered twice, then given up before a third
     assert "stopped 2 times" in (tmp_path / f"{deadly}.error").read_text()
     assert len(list(tmp_path.glob("*.pdf"))) == 3
-    assert not list(tmp_path.glob(".*"))  # no attempt counters or partial files left
+    # No attempt counters or partial files left; each PDF's rubric note stays beside it.
+    assert {path.suffix for path in tmp_path.glob(".*")} == {".rubric"}
+    assert len(list(tmp_path.glob(".*.rubric"))) == 3
 
 
 def test_a_paper_whose_worker_was_killed_once_renders_on_resume(tmp_path, monkeypatch):
