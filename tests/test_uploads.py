@@ -48,7 +48,7 @@ def test_the_issues_10290_marks_are_refused_with_the_command_to_use(organizer, s
     )
     shown = _messages(response)
     assert len(shown) == 1
-    assert "marks.csv has more than 5,000 lines" in shown[0]
+    assert "marks.csv has more than 1,000 lines" in shown[0]
     assert "IOLEVAL_WEB_IMPORT_MAX_ROWS" in shown[0]
     assert "`python manage.py import_marks SLUG FILE.csv [--final]`" in shown[0]
     assert Mark.objects.count() == marks

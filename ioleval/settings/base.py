@@ -156,8 +156,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 # An import page refuses a file of more lines or bytes than these, naming the management
 # command that imports it (ioleval/uploads.py): a larger file would outlast the request
-# (10,290 marks took about a minute: benchmarks/README.md, marks_import.py).
-IOLEVAL_WEB_IMPORT_MAX_ROWS = env.int("IOLEVAL_WEB_IMPORT_MAX_ROWS", default=5_000)
+# (on the page: 1,050 marks took 18 s, 3,150 took 42 s; benchmarks/README.md).
+IOLEVAL_WEB_IMPORT_MAX_ROWS = env.int("IOLEVAL_WEB_IMPORT_MAX_ROWS", default=1_000)
 IOLEVAL_WEB_IMPORT_MAX_BYTES = env.int("IOLEVAL_WEB_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)
 # An uploaded zip is refused past these, checked before and while it is extracted.
 IOLEVAL_ZIP_MAX_BYTES = env.int("IOLEVAL_ZIP_MAX_BYTES", default=500 * 1024 * 1024)
