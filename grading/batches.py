@@ -6,31 +6,59 @@ and problems, the task of each problem) and, as tasks render them, `<code>.pdf` 
 backend, and a batch whose worker died is seen as stalled (nothing written for
 STALL_AFTER_SECONDS, no task known to be running) and resumed: its missing problems are
 queued again into the same folder, where tasks skip the papers already written.
+
+Without a broker (Celery eager, as under `make run`) the tasks run on a thread pool of the
+web process (IOLEVAL_RENDER_THREADS threads; 0: in the request, as before), so that the
+request answers at once and the same status page follows the rendering. With a broker that
+cannot be reached, starting a batch is refused (QueueUnavailable) and leaves no folder.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import re
+import shutil
+import threading
 import time
 import uuid
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from celery.result import AsyncResult
 from django.conf import settings
+from django.db import connections
 
+from ioleval.celery import QueueUnavailable
 from ioleval.celery import app as celery_app
-from ioleval.progress import DONE, FAILED, RUNNING, STALLED, Progress, task_progress
+from ioleval.progress import (
+    DONE,
+    FAILED,
+    RUNNING,
+    STALLED,
+    UNREACHABLE,
+    Progress,
+    task_progress,
+)
 from puzzles.models import Competition
 
 from .errors import GradingError
 from .models import Paper
-from .pdf import ERROR_SUFFIX, papers_failed
+from .pdf import (
+    ERROR_SUFFIX,
+    StalePaper,
+    papers_failed,
+    papers_replaced,
+    papers_stale,
+    rubric_stamps,
+)
 from .tasks import render_papers_task
+
+logger = logging.getLogger(__name__)
 
 MANIFEST = "batch.json"
 # A paper renders in well under a second (benchmarks/README.md): two minutes without a new
@@ -50,6 +78,9 @@ class BatchState:
     missing: list[str]
     failed_tasks: list[int] = field(default_factory=list)  # problems whose task failed
     idle_seconds: int = 0
+    # Written with a rubric that has changed since; written in place of such a PDF.
+    stale: list[StalePaper] = field(default_factory=list)
+    replaced: list[StalePaper] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -57,7 +88,11 @@ class BatchState:
 
     @property
     def resumable(self) -> bool:
-        return self.progress.state in (STALLED, FAILED) and bool(self.failed or self.missing)
+        """Whether Resume has something to do: papers missing or failed once the batch has
+        stalled or ended, or papers whose rubric changed once it has finished."""
+        if self.progress.state in (STALLED, FAILED) and (self.failed or self.missing):
+            return True
+        return self.progress.finished and bool(self.stale)
 
 
 def batch_dir(batch: str) -> Path:
@@ -68,7 +103,9 @@ def batch_dir(batch: str) -> Path:
 
 
 def batch_start(*, competition: Competition) -> str:
-    """Create a batch of every paper of the competition, queue one task per problem."""
+    """Create a batch of every paper of the competition, queue one task per problem.
+
+    QueueUnavailable when the broker cannot be reached: nothing is left behind."""
     batch = uuid.uuid4().hex
     directory = batch_dir(batch)
     directory.mkdir(parents=True)
@@ -83,7 +120,11 @@ def batch_start(*, competition: Competition) -> str:
         "total": len(codes),
         "tasks": {},
     }
-    _queue(competition, directory, manifest, manifest["problems"])
+    try:
+        _queue(competition, directory, manifest, manifest["problems"])
+    except QueueUnavailable:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise
     return batch
 
 
@@ -96,24 +137,80 @@ def batch_resume(*, competition: Competition, batch: str) -> list[int]:
     directory = batch_dir(batch)
     manifest = batch_manifest(directory, competition)
     state = batch_state(batch, manifest)
-    if state.complete:
+    if state.complete and not state.stale:
         raise GradingError("every paper of this batch is written: nothing to resume")
     if not state.resumable:
         raise GradingError("this batch is still rendering: resume it once it has stalled")
-    wanted = set(state.missing) | set(state.failed)
+    wanted = set(state.missing) | set(state.failed) | {paper.code for paper in state.stale}
     numbers = sorted({n for code, n in manifest["papers"].items() if code in wanted})
     _queue(competition, directory, manifest, numbers)
     return numbers
 
 
 def _queue(competition: Competition, directory: Path, manifest: dict, numbers: list[int]) -> None:
-    resumed = manifest.setdefault("resumed", 0) + (1 if manifest["tasks"] else 0)
+    """Queue one task per problem number, each under an id the manifest records.
+
+    QueueUnavailable when none could be queued (the manifest is as it was). When the broker
+    goes away after some were queued, the manifest keeps only those: the batch then ends
+    with papers missing, and its Resume queues the rest."""
+    before, before_resumed = dict(manifest["tasks"]), manifest.get("resumed", 0)
+    resumed = before_resumed + (1 if manifest["tasks"] else 0)
     manifest["resumed"] = resumed
     ids = {n: f"{directory.name}-{n}" + (f"-r{resumed}" if resumed else "") for n in numbers}
     manifest["tasks"].update({str(n): task_id for n, task_id in ids.items()})
     _manifest_write(directory, manifest)  # first, so that an eager task finds it
+    queued = []
     for n, task_id in ids.items():
-        render_papers_task.apply_async(args=[competition.pk, str(directory), n], task_id=task_id)
+        try:
+            _task_start(competition.pk, directory, n, task_id)
+        except QueueUnavailable:
+            for number in set(ids) - set(queued):  # not queued: as they were before
+                previous = before.get(str(number))
+                if previous is None:
+                    manifest["tasks"].pop(str(number))
+                else:
+                    manifest["tasks"][str(number)] = previous
+            if not queued:
+                manifest["resumed"] = before_resumed
+            _manifest_write(directory, manifest)
+            if not queued:
+                raise
+            missed = sorted(set(ids) - set(queued))
+            logger.error("batch %s: problems %s not queued", directory.name, missed)
+            return
+        queued.append(n)
+
+
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _task_start(competition_id: int, directory: Path, number: int, task_id: str) -> None:
+    """Queue a problem's rendering task; without a worker, run it on this process's pool."""
+    args = [competition_id, str(directory), number]
+    threads = settings.IOLEVAL_RENDER_THREADS
+    if not celery_app.conf.task_always_eager or not threads:
+        render_papers_task.apply_async(args=args, task_id=task_id)
+        return
+    _background(threads).submit(_render_here, args, task_id)
+
+
+def _background(threads: int) -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ioleval-pdf")
+        return _pool
+
+
+def _render_here(args: list, task_id: str) -> None:
+    """Run a rendering task in this thread (eager); its errors are logged, its files tell."""
+    try:
+        render_papers_task.apply_async(args=args, task_id=task_id)
+    except Exception:  # the batch's files and the task's stored state say what failed
+        logger.exception("PDF batch task %s failed", task_id)
+    finally:
+        connections.close_all()  # this thread's own database connections
 
 
 def _manifest_write(directory: Path, manifest: dict) -> None:
@@ -158,6 +255,8 @@ def batch_state(batch: str, manifest: dict) -> BatchState:
         default=0.0,
     )
     idle = max(0, int(time.time() - last))
+    papers = Paper.objects.filter(problem__competition_id=manifest["competition"], code__in=codes)
+    stale = papers_stale(directory, rubric_stamps(papers.only("code", "problem_id")))
     failed_tasks = sorted(int(n) for n, p in tasks.items() if p.state == FAILED)
     running = any(p.state == RUNNING for p in tasks.values())
     done = len(written) + len(failed)
@@ -177,6 +276,8 @@ def batch_state(batch: str, manifest: dict) -> BatchState:
         missing=missing,
         failed_tasks=failed_tasks,
         idle_seconds=idle,
+        stale=stale,
+        replaced=papers_replaced(directory, written),
     )
 
 
@@ -186,13 +287,17 @@ def _counts_as_activity(name: str) -> bool:
 
 
 def _task_progress(manifest: dict) -> dict[str, Progress]:
-    """Return each problem's task progress, or {} when there is no result backend to ask."""
+    """Return each problem's task progress, or {} when there is no result backend to ask
+    (none configured, or one that cannot be reached: the files tell the progress then)."""
     if not celery_app.conf.result_backend:
         return {}
-    return {
+    tasks = {
         number: task_progress(AsyncResult(task_id, app=celery_app))
         for number, task_id in manifest["tasks"].items()
     }
+    if any(p.state == UNREACHABLE for p in tasks.values()):
+        return {}
+    return tasks
 
 
 def batch_zip(batch: str, manifest: dict, *, slug: str) -> tuple[bytes, str]:
@@ -210,18 +315,26 @@ def batch_zip(batch: str, manifest: dict, *, slug: str) -> tuple[bytes, str]:
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for code in state.written:
             archive.write(directory / f"{code}.pdf", f"{code}.pdf")
-        if not state.complete:
+        if not state.complete or state.stale:
             archive.writestr("README.txt", _partial_readme(state, total))
-    if state.complete:
+    if state.complete and not state.stale:
         return buffer.getvalue(), f"{slug}-papers.zip"
+    if state.complete:
+        return buffer.getvalue(), f"{slug}-papers-{len(state.stale)}-stale.zip"
     return buffer.getvalue(), f"{slug}-papers-partial-{len(state.written)}-of-{total}.zip"
 
 
 def _partial_readme(state: BatchState, total: int) -> str:
     lines = [
-        f"This zip is partial: {len(state.written)} of {total} papers.",
+        f"This zip is partial: {len(state.written)} of {total} papers."
+        if not state.complete
+        else f"All {total} papers, some printed with a rubric that has changed since.",
         "",
     ]
+    if state.stale:
+        lines.append(f"Printed with a rubric that has changed since ({len(state.stale)}):")
+        lines += [f"  {paper.sentence}" for paper in state.stale]
+        lines.append("")
     if state.failed:
         lines.append(f"Failed to render ({len(state.failed)}):")
         lines += [f"  {code}: {reason}" for code, reason in state.failed.items()]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
+from ioleval.uploads import ImportFileField
+
 
 class MarkForm(forms.Form):
     points = forms.CharField(required=False, max_length=20)
@@ -160,7 +162,10 @@ class RubricConfirmForm(forms.Form):
 
 
 class MarksUploadForm(forms.Form):
-    file = forms.FileField(help_text="CSV: system, problem, criterion, juror, points, comment")
+    file = ImportFileField(
+        command="import_marks SLUG FILE.csv [--final]",
+        help_text="CSV: system, problem, criterion, juror, points, comment",
+    )
     final = forms.BooleanField(required=False, label="agreed final marks")
 
 
@@ -173,14 +178,16 @@ class TagsConfigForm(forms.Form):
 
 
 class SystemScoresUploadForm(forms.Form):
-    file = forms.FileField(
-        help_text="CSV: system, score, and optionally exact_match, chrf, problem (0-1 scale)"
+    file = ImportFileField(
+        command="import_system_scores SLUG FILE.csv",
+        help_text="CSV: system, score, and optionally exact_match, chrf, problem (0-1 scale)",
     )
 
 
 class ContestantsUploadForm(forms.Form):
-    file = forms.FileField(
-        help_text="CSV: contestant, total; or contestant, problem, criterion, points"
+    file = ImportFileField(
+        command="import_contestants SLUG FILE.csv",
+        help_text="CSV: contestant, total; or contestant, problem, criterion, points",
     )
 
 

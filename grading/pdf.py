@@ -8,10 +8,17 @@ Model text is bounded too (`grading.text`): explanations and answers are cut wit
 and long unbreakable runs get break opportunities, so that no paper takes WeasyPrint long.
 A batch renders paper by paper: one that fails leaves `<code>.error` and the rest are
 written; `paper_text` is the full text that the notes point to.
+
+Each paper states the rubric it was printed with (`rubric_stamp`: the version and a digest
+of the criteria as printed, since a rubric without marks is edited in place), and a batch
+folder keeps it beside the PDF (`.<code>.rubric`): a PDF whose rubric has changed since is
+stale, and rendering into the folder again replaces it and records what it replaced.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import mimetypes
 import os
@@ -37,7 +44,7 @@ from weasyprint.urls import URLFetcher, URLFetcherResponse
 from puzzles.models import Competition, Output, Problem, Task
 
 from .errors import GradingError
-from .models import Paper
+from .models import Paper, Rubric
 from .selectors import (
     HELD_ELSEWHERE_NOTE,
     answers_held_elsewhere,
@@ -180,6 +187,7 @@ class Sheet:
     tasks: list[SheetTask]
     grid: list[GridRow]
     held_elsewhere: bool = False  # its answers are outside ioleval: the sheet says so instead
+    rubric: str = ""  # rubric_stamp of the grid: the rubric this paper is printed with
 
     @property
     def total_maximum(self) -> Decimal:
@@ -262,6 +270,7 @@ def sheet_builder(papers: list[Paper]) -> Callable[[Paper], Sheet]:
         )
     }
     criteria = current_rubrics(problem_ids)
+    stamps = _stamps(criteria)
     problem_of = {t.pk: t.problem_id for problem_tasks in tasks.values() for t in problem_tasks}
     answered = {(system_id, problem_of[task_id]) for system_id, task_id in outputs}
     # Only papers without outputs may be held elsewhere: ask about their systems alone.
@@ -290,9 +299,91 @@ def sheet_builder(papers: list[Paper]) -> Callable[[Paper], Sheet]:
                 external=paper.system_id in external,
                 has_outputs=(paper.system_id, paper.problem_id) in answered,
             ),
+            rubric=stamps.get(problem.pk, NO_RUBRIC),
         )
 
     return build
+
+
+# --- the rubric a paper is printed with -----------------------------------------------------
+
+NO_RUBRIC = "no rubric"
+RUBRIC_SUFFIX = ".rubric"
+
+
+def rubric_stamp(version: int, criteria: Iterable) -> str:
+    """Return how a paper names its rubric: `v3 · 1a2b3c4d`, the version and a digest of the
+    criteria as printed (a rubric without marks is edited in place, keeping its version)."""
+    printed = [
+        [c.code, c.title, c.description, c.kind, str(c.maximum), str(c.step)] for c in criteria
+    ]
+    digest = hashlib.sha256(json.dumps(printed).encode()).hexdigest()[:8]
+    return f"v{version} · {digest}"
+
+
+def _stamps(criteria: dict[int, list]) -> dict[int, str]:
+    """Return each problem's rubric_stamp from its current criteria (one query)."""
+    rubric_ids = {c.rubric_id for rows in criteria.values() for c in rows}
+    versions = dict(Rubric.objects.filter(pk__in=rubric_ids).values_list("pk", "version"))
+    return {
+        problem_id: rubric_stamp(versions[rows[0].rubric_id], rows)
+        for problem_id, rows in criteria.items()
+        if rows
+    }
+
+
+def rubric_stamps(papers: Iterable[Paper]) -> dict[str, str]:
+    """Return {code: rubric_stamp} of the papers' problems' current rubrics."""
+    papers = list(papers)
+    stamps = _stamps(current_rubrics({p.problem_id for p in papers}))
+    return {p.code: stamps.get(p.problem_id, NO_RUBRIC) for p in papers}
+
+
+@dataclass(frozen=True)
+class StalePaper:
+    """A PDF in a folder printed with another rubric than its problem's current one."""
+
+    code: str
+    printed: str  # its rubric_stamp, or "" when the folder does not say (an older PDF)
+    current: str
+
+    @property
+    def sentence(self) -> str:
+        printed = f"rubric {self.printed}" if self.printed else "an unrecorded rubric"
+        return f"{self.code}: printed with {printed}, now {self.current}"
+
+
+def _rubric_note(target: Path) -> Path:
+    return target.with_name(f".{target.stem}{RUBRIC_SUFFIX}")
+
+
+def _rubric_read(target: Path) -> dict:
+    try:
+        return json.loads(_rubric_note(target).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return {}
+
+
+def papers_stale(out_dir: Path, stamps: dict[str, str]) -> list[StalePaper]:
+    """Return the PDFs in out_dir (of these codes) printed with another rubric than stamps."""
+    stale = []
+    for code, current in stamps.items():
+        target = out_dir / f"{code}.pdf"
+        if target.exists():
+            printed = _rubric_read(target).get("rubric", "")
+            if printed != current:
+                stale.append(StalePaper(code, printed, current))
+    return stale
+
+
+def papers_replaced(out_dir: Path, codes: Iterable[str]) -> list[StalePaper]:
+    """Return the PDFs in out_dir that replaced a stale one, with the rubric they replaced."""
+    replaced = []
+    for code in codes:
+        note = _rubric_read(out_dir / f"{code}.pdf")
+        if "replaced" in note:
+            replaced.append(StalePaper(code, note["replaced"], note["rubric"]))
+    return replaced
 
 
 # --- rendering ------------------------------------------------------------------------------
@@ -391,17 +482,23 @@ def papers_write(
     """Write one `<code>.pdf` per paper into out_dir and return the paths written.
 
     Papers render one by one: one that fails leaves `<code>.error` (the reason) and the
-    others are still written. With skip_written, a paper whose PDF is already there is left
-    as it is, so that a task delivered again or resumed carries on where the last stopped.
+    others are still written. With skip_written, a paper whose PDF is already there with
+    the current rubric is left as it is, so that a task delivered again or resumed carries
+    on where the last stopped; one printed with another rubric is replaced (and the
+    replacement records which rubric it replaced, see papers_replaced).
     """
     papers = list(papers)
     names = [paper_filename(p) for p in papers]
     out_dir.mkdir(parents=True, exist_ok=True)
     build = sheet_builder(papers)
+    stamps = rubric_stamps(papers) if skip_written else {}
     written = []
     for done, (paper, name) in enumerate(zip(papers, names, strict=True), 1):
         target = out_dir / name
-        if not (skip_written and target.exists()) and _paper_write(paper, build, target):
+        current = skip_written and target.exists()
+        if current and _rubric_read(target).get("rubric") != stamps[paper.code]:
+            current = False
+        if not current and _paper_write(paper, build, target):
             written.append(target)
         if on_progress:
             on_progress(done, len(papers))
@@ -427,7 +524,8 @@ def _paper_write(paper: Paper, build: Callable[[Paper], Sheet], target: Path) ->
     attempts_file.write_text(str(attempts + 1), encoding="utf-8")
     started = time.perf_counter()
     try:
-        data = sheets_pdf([build(paper)], title=f"Paper {paper.code}")
+        sheet = build(paper)
+        data = sheets_pdf([sheet], title=f"Paper {paper.code}")
     except Exception as exc:  # one paper's failure must not lose the batch
         logger.exception("paper %s did not render", paper.code)
         error.write_text(f"{type(exc).__name__}: {exc}"[:500] + "\n", encoding="utf-8")
@@ -437,7 +535,19 @@ def _paper_write(paper: Paper, build: Callable[[Paper], Sheet], target: Path) ->
     # the same time, and both replaces must succeed.
     partial = target.with_name(f".{target.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.part")
     partial.write_bytes(data)
+    note = {"rubric": sheet.rubric}
+    if target.exists():
+        printed = _rubric_read(target).get("rubric", "")
+        if printed != sheet.rubric:
+            note["replaced"] = printed
+            logger.info("paper %s: replaced (rubric %s, now %s)", paper.code, printed, sheet.rubric)
+    # The PDF first: a crash between the two leaves a current PDF taken for stale (rendered
+    # again), never a stale one taken for current.
     os.replace(partial, target)
+    rubric_note = _rubric_note(target)
+    note_partial = rubric_note.with_name(f"{rubric_note.name}.{uuid.uuid4().hex[:8]}.part")
+    note_partial.write_text(json.dumps(note), encoding="utf-8")
+    os.replace(note_partial, rubric_note)
     error.unlink(missing_ok=True)
     attempts_file.unlink(missing_ok=True)
     logger.debug("paper %s rendered in %.2f s", paper.code, time.perf_counter() - started)
@@ -476,6 +586,7 @@ def papers_clear(papers: Iterable[Paper], out_dir: Path) -> None:
         target.unlink(missing_ok=True)
         target.with_suffix(ERROR_SUFFIX).unlink(missing_ok=True)
         target.with_name(f".{target.stem}{ATTEMPTS_SUFFIX}").unlink(missing_ok=True)
+        _rubric_note(target).unlink(missing_ok=True)
 
 
 def paper_text(paper: Paper) -> str:

@@ -14,6 +14,7 @@ hold too many elements for WeasyPrint, is shown as escaped plain text instead. T
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -79,6 +80,13 @@ MARKUP_BUDGET = 8_000_000
 # PDFs: an unbreakable run longer than this gets a break opportunity every BREAK_EVERY.
 BREAK_EVERY = 32
 ZERO_WIDTH_SPACE = "\u200b"
+# Whitespace to Python (\s) that gives no line break (Unicode line breaking class GL, and
+# the word joiners): a run of them and letters is one unbreakable word to WeasyPrint.
+NO_BREAK = "\u00a0\u2007\u202f\u2060\ufeff"
+# Where a run of combining marks longer than BREAK_EVERY is broken, the marks after the
+# break need a base to stand on (after a bare break WeasyPrint still measures them as one
+# cluster): a no-break space, invisible.
+MARK_BASE = "\u00a0"
 
 _VOID_TAGS = frozenset({"br", "hr"})
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*>")
@@ -89,8 +97,8 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _BACKTICKS = re.compile(r"`+")
 _MARKUP = re.compile(r"[`\[\]<>!*_\\]")
 _ESCAPABLE = frozenset("\\`*_{}[]()>#+-.!:|")
-_LONG_RUN = re.compile(rf"[^\s<>]{{{2 * BREAK_EVERY},}}")
-_LONG_WORD = re.compile(rf"\S{{{2 * BREAK_EVERY},}}")
+_LONG_RUN = re.compile(rf"(?:[^\s<>]|[{NO_BREAK}]){{{2 * BREAK_EVERY},}}")
+_LONG_WORD = re.compile(rf"(?:\S|[{NO_BREAK}]){{{2 * BREAK_EVERY},}}")
 # "1. kaimek", "BB. (his) son", "a) ...": an item's label at the start of a query line.
 _ITEM_LINE = re.compile(r"^\s*([0-9]{1,3}|[A-Za-z]{1,3})[.)]\s+(\S.*?)\s*$")
 _HTML_UNIT = re.compile(r"&#?[A-Za-z0-9]{1,32};|[^&]|&")
@@ -355,28 +363,41 @@ def breakable_html(html: str) -> str:
 
     WeasyPrint's time grows with the square of an unbreakable word's length (20,000
     characters: 9 s); a break opportunity every few dozen characters makes it linear.
-    Character references such as `&amp;` are kept whole.
+    Character references such as `&amp;` are kept whole; see `breakable_text` for what a
+    run is and where it is broken.
     """
-
-    def split(match: re.Match) -> str:
-        units = _HTML_UNIT.findall(match[0])
-        return ZERO_WIDTH_SPACE.join(
-            "".join(units[i : i + BREAK_EVERY]) for i in range(0, len(units), BREAK_EVERY)
-        )
-
-    return _LONG_RUN.sub(split, html)
+    return _LONG_RUN.sub(lambda match: _broken(_HTML_UNIT.findall(match[0])), html)
 
 
 def breakable_text(text: str) -> str:
-    """Return plain text whose runs without spaces get a zero-width space every BREAK_EVERY."""
+    """Return plain text whose runs without spaces get a zero-width space every BREAK_EVERY.
 
-    def split(match: re.Match) -> str:
-        run = match[0]
-        return ZERO_WIDTH_SPACE.join(
-            run[i : i + BREAK_EVERY] for i in range(0, len(run), BREAK_EVERY)
-        )
+    A run is what WeasyPrint cannot break: no space, or only no-break spaces (NO_BREAK,
+    which Python counts as whitespace). It is broken between characters, never between a
+    letter and its combining marks, unless those marks alone are longer than BREAK_EVERY.
+    """
+    return _LONG_WORD.sub(lambda match: _broken(list(match[0])), text)
 
-    return _LONG_WORD.sub(split, text)
+
+def _broken(units: list[str]) -> str:
+    """Join units (characters, or HTML character references) with a zero-width space once
+    a chunk has BREAK_EVERY, at the start of the next cluster (a unit and its combining
+    marks); a cluster longer than that is cut, its marks after each cut on MARK_BASE."""
+    chunks: list[str] = []
+    chunk: list[str] = []
+    cluster = 0  # units of the cluster being read
+    for unit in units:
+        mark = len(unit) == 1 and unicodedata.category(unit).startswith("M")
+        cluster = cluster + 1 if mark else 1
+        if not mark and len(chunk) >= BREAK_EVERY:
+            chunks.append("".join(chunk))
+            chunk = []
+        elif mark and cluster > BREAK_EVERY and cluster % BREAK_EVERY == 1:
+            chunks.append("".join(chunk))
+            chunk = [MARK_BASE]
+        chunk.append(unit)
+    chunks.append("".join(chunk))
+    return ZERO_WIDTH_SPACE.join(chunks)
 
 
 def points_text(value: Decimal | int | str | None) -> str:

@@ -1,13 +1,56 @@
-"""The Celery app; tasks run in-process unless CELERY_BROKER_URL names a broker."""
+"""The Celery app; tasks run in-process unless CELERY_BROKER_URL names a broker.
+
+Every task is queued through `QueuedTask.apply_async` (`.delay` included): when the broker
+or the result backend cannot be reached within the settings' short timeouts
+(`CELERY_TIMEOUT`), it raises `QueueUnavailable`, an AppError that pages show as a refusal
+and commands as an error, instead of Celery's own errors (kombu's OperationalError, or the
+RuntimeError of the Redis result backend's retry limit) reaching the user as a 500.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 
-from celery import Celery
+from celery import Celery, Task
+from kombu.exceptions import OperationalError
+
+from .errors import AppError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ioleval.settings.local")
 
-app = Celery("ioleval")
+logger = logging.getLogger(__name__)
+
+
+class QueueUnavailable(AppError):
+    """A background job could not be queued (broker or result backend down); nothing was."""
+
+
+def connection_errors() -> tuple[type[BaseException], ...]:
+    """Return what queueing a task, or reading its state, raises when the broker or the
+    result backend cannot be reached (the Redis result backend gives up with a bare
+    RuntimeError, "Retry limit exceeded ..."; nothing else there raises one)."""
+    return (OperationalError, OSError, RuntimeError, *app.backend.connection_errors)
+
+
+class QueuedTask(Task):
+    """A task whose queueing fails with QueueUnavailable when the broker cannot be reached."""
+
+    def apply_async(self, args=None, kwargs=None, **options):
+        """Queue the task (or run it here when eager); QueueUnavailable if it cannot be sent."""
+        if self.app.conf.task_always_eager:  # it runs here: its errors are its own
+            return super().apply_async(args, kwargs, **options)
+        try:
+            return super().apply_async(args, kwargs, **options)
+        except connection_errors():
+            logger.exception("could not queue %s", self.name)
+            raise QueueUnavailable(
+                "the task queue (Celery broker) cannot be reached, so nothing was started;"
+                " try again once it is back",
+                field="queue",
+            ) from None
+
+
+app = Celery("ioleval", task_cls=QueuedTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

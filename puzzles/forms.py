@@ -5,6 +5,8 @@ from __future__ import annotations
 from django import forms
 from django.core.validators import validate_slug
 
+from ioleval.uploads import ImportFileField
+
 from .languages import language_label
 from .metrics import METRICS
 from .models import Problem, System
@@ -43,7 +45,9 @@ class LeaderboardForm(forms.Form):
 class IolaiImportForm(forms.Form):
     slug = forms.CharField(max_length=80, validators=[validate_slug])
     name = forms.CharField(max_length=200, required=False)
-    archive = forms.FileField(
+    archive = ImportFileField(
+        command="import_iolai DIR --slug SLUG (the zip extracted into DIR)",
+        lines=False,
         help_text="A .zip of a directory in the IOL-AI results layout "
         "(task/test.csv, task/solution.csv, optional submissions/*/).",
     )
@@ -53,9 +57,10 @@ class OutputsImportForm(forms.Form):
     system = forms.CharField(max_length=200, label="system name")
     team = forms.CharField(max_length=200, required=False)
     tier = forms.ChoiceField(choices=[("", "(keep / other)")] + System.Tier.choices, required=False)
-    file = forms.FileField(
+    file = ImportFileField(
+        command="import_outputs SLUG FILE --system NAME [--raw]",
         help_text="CSV with columns id,pred[,explanation], or with 'free model text' a JSONL "
-        'of {"id": ..., "output": ...} lines.'
+        'of {"id": ..., "output": ...} lines.',
     )
     raw = forms.BooleanField(required=False, label="free model text (JSONL): extract the answers")
 

@@ -15,7 +15,17 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from ioleval.celery import app as celery_app
 from ioleval.errors import AppError
 from ioleval.http import XLSX, HtmxHttpRequest, attachment, form_data, post_redirect
-from ioleval.progress import DONE, FAILED, RUNNING, UNKNOWN, Progress, poll_response, task_progress
+from ioleval.progress import (
+    DONE,
+    FAILED,
+    RUNNING,
+    UNKNOWN,
+    UNREACHABLE,
+    Progress,
+    job_start,
+    poll_response,
+    task_progress,
+)
 from ioleval.roles import organizer_required
 
 from . import jury, services
@@ -187,8 +197,12 @@ def leaderboard_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpRes
 def competition_rescore(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Start rescoring every output in the background; the page polls its state."""
     competition = competition_get(slug)
-    result = competition_rescore_task.delay(competition.pk)
-    return _rescore_status(request, competition, result.id)
+    return job_start(
+        request,
+        lambda: competition_rescore_task.delay(competition.pk).id,
+        follow=lambda task_id: _rescore_status(request, competition, task_id),
+        refused=reverse("puzzles:competition", args=[slug]),
+    )
 
 
 @require_GET
@@ -221,6 +235,10 @@ def _rescore_status(
         messages.error(request, "Rescoring failed.")
     elif progress.state == UNKNOWN:
         messages.info(request, "No record of that rescoring: it ended before a restart.")
+    elif progress.state == UNREACHABLE:
+        messages.warning(
+            request, "The task queue cannot be reached: the rescoring's state is unknown for now."
+        )
     else:
         messages.info(request, "Rescoring runs in the background; reload to see it finish.")
     return redirect("puzzles:competition", slug=competition.slug)

@@ -12,6 +12,11 @@ automatic figures, systems and thresholds). Any change to what the review reads 
 key, so nothing has to be deleted: stale entries age out after CACHE_SECONDS. The page shows
 the latest review while a task computes the new one (`review_state`, below); for that the
 worker and the web processes share one cache (CACHE_URL).
+
+Faults: while the shared cache cannot be reached, reviews are kept in the process's own
+memory (`review_cache`) and the page computes the review in the request; while the broker
+cannot be reached, the page computes it in the request too, and a finalization leaves it to
+the page (logged, never an error of the finalization, which has committed).
 """
 
 from __future__ import annotations
@@ -26,11 +31,13 @@ from decimal import Decimal
 
 from celery import current_app
 from django.core.cache import cache
+from django.core.cache.backends.locmem import LocMemCache
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
-from kombu.exceptions import OperationalError as KombuOperationalError
+from redis.exceptions import RedisError
 
+from ioleval.celery import QueueUnavailable
 from ioleval.progress import DONE, RUNNING, STALLED, Progress
 from puzzles.models import Competition
 
@@ -626,6 +633,35 @@ def review_charts(review: Review) -> ReviewCharts:
     )
 
 
+# What a shared cache that is down raises (Django's Redis backend: redis-py's errors).
+CACHE_DOWN = (RedisError, OSError)
+# Where reviews go while the shared cache is down: this process's memory, a few at a time.
+_memory = LocMemCache("ioleval-review", {"TIMEOUT": CACHE_SECONDS, "OPTIONS": {"MAX_ENTRIES": 60}})
+
+
+class ReviewCache:
+    """The shared cache, or this process's memory for each read or write the shared one fails."""
+
+    def get(self, key: str, default=None):
+        """Return the value under key from the shared cache, else from this process's memory."""
+        try:
+            return cache.get(key, default)
+        except CACHE_DOWN:
+            logger.warning("the cache cannot be reached: the review is read from memory")
+            return _memory.get(key, default)
+
+    def set(self, key: str, value, timeout: int = CACHE_SECONDS) -> None:
+        """Keep the value in the shared cache, else in this process's memory."""
+        try:
+            cache.set(key, value, timeout)
+        except CACHE_DOWN:
+            logger.warning("the cache cannot be reached: the review is kept in memory")
+            _memory.set(key, value, timeout)
+
+
+review_cache = ReviewCache()
+
+
 def review_cache_key(competition: Competition, *, resamples: int, fingerprint: str) -> str:
     """Return the review's cache key (the module docstring explains it)."""
     return f"ioleval:review:v{CACHE_VERSION}:{competition.pk}:{resamples}:{fingerprint}"
@@ -639,7 +675,7 @@ def review_cached(
     key = review_cache_key(
         competition, resamples=resamples, fingerprint=review_fingerprint(competition)
     )
-    review = cache.get(key)
+    review = review_cache.get(key)
     if review is None:
         review = review_build(competition=competition, resamples=resamples)
         _keep(competition, key, review)
@@ -651,17 +687,17 @@ def review_cached(
 
 def review_charts_of(key: str, review: Review) -> ReviewCharts:
     """Return the charts of the review cached under key, drawing them once."""
-    drawn = cache.get(f"{key}:charts")
+    drawn = review_cache.get(f"{key}:charts")
     if drawn is None:
         drawn = review_charts(review)
-        cache.set(f"{key}:charts", drawn, CACHE_SECONDS)
+        review_cache.set(f"{key}:charts", drawn, CACHE_SECONDS)
     return drawn
 
 
 def _keep(competition: Competition, key: str, review: Review) -> None:
     """Cache a review under its key and remember it as the competition's latest."""
-    cache.set(key, review, CACHE_SECONDS)
-    cache.set(_latest_key(competition, review.resamples), key, CACHE_SECONDS)
+    review_cache.set(key, review, CACHE_SECONDS)
+    review_cache.set(_latest_key(competition, review.resamples), key, CACHE_SECONDS)
 
 
 # --- the page: never built while an organizer waits -----------------------------------------
@@ -696,8 +732,15 @@ def review_state(*, competition: Competition, resamples: int = 10_000) -> Review
     key = review_cache_key(
         competition, resamples=resamples, fingerprint=review_fingerprint(competition)
     )
-    if not cache.has_key(key):
-        _refresh(competition, resamples)  # without a worker, this builds it here and now
+    try:
+        cached = cache.has_key(key)
+    except CACHE_DOWN:  # no worker could hand its review to this process: build it here
+        logger.warning("review of %s: the cache cannot be reached; computed here", competition.slug)
+        if _memory.get(key) is None:
+            _memory.set(key, review_build(competition=competition, resamples=resamples))
+        return ReviewState(key, key, Progress(DONE))
+    if not cached:
+        _refresh(competition, resamples)  # without a worker (or broker), built here and now
     if cache.has_key(key):
         return ReviewState(key, key, Progress(DONE))
     latest = cache.get(_latest_key(competition, resamples))
@@ -709,7 +752,7 @@ def review_state(*, competition: Competition, resamples: int = 10_000) -> Review
 
 def review_load(key: str) -> Review | None:
     """Return the review cached under key (None once it has aged out)."""
-    return cache.get(key) if key else None
+    return review_cache.get(key) if key else None
 
 
 def review_refresh(*, competition_id: int, resamples: int) -> str:
@@ -726,10 +769,16 @@ def review_refresh(*, competition_id: int, resamples: int) -> str:
 
 
 def review_refresh_soon(competition: Competition, *, resamples: int = 10_000) -> None:
-    """With a worker, have the review computed now (after a finalization, so that it is there
-    when the chair opens it); without one, leave it to the first view of the page."""
+    """With a worker, have the review computed once the transaction commits (after a
+    finalization, so that it is there when the chair opens it); without one, or when it
+    cannot be queued, leave it to the first view of the page.
+
+    The action that called it has committed by then: a broker or cache that is down is
+    logged (robust), never an error of the action."""
     if _with_worker():
-        transaction.on_commit(lambda: _refresh(competition, resamples))
+        transaction.on_commit(
+            lambda: _refresh(competition, resamples, here_if_unqueued=False), robust=True
+        )
 
 
 def _with_worker() -> bool:
@@ -737,8 +786,9 @@ def _with_worker() -> bool:
     return not current_app.conf.task_always_eager
 
 
-def _refresh(competition: Competition, resamples: int) -> None:
-    """Start one computation of the competition's review, unless one is running."""
+def _refresh(competition: Competition, resamples: int, *, here_if_unqueued: bool = True) -> None:
+    """Start one computation of the competition's review, unless one is running; when it
+    cannot be queued, compute it here (or, without here_if_unqueued, leave it to the page)."""
     from ..tasks import review_refresh_task
 
     lock = _lock_key(competition, resamples)
@@ -746,9 +796,13 @@ def _refresh(competition: Competition, resamples: int) -> None:
         return
     try:
         review_refresh_task.delay(competition.pk, resamples)
-    except (KombuOperationalError, OSError):  # the broker is down: compute it here, not never
-        logger.exception("review of %s: could not queue its computation", competition.slug)
-        review_refresh(competition_id=competition.pk, resamples=resamples)
+    except QueueUnavailable:  # the broker is down: compute it here, not never
+        if here_if_unqueued:
+            logger.warning("review of %s: computed in the request", competition.slug)
+            review_refresh(competition_id=competition.pk, resamples=resamples)
+        else:
+            logger.warning("review of %s: left to the page", competition.slug)
+            cache.delete(lock)
 
 
 def _latest_key(competition: Competition, resamples: int) -> str:

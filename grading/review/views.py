@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -31,6 +30,7 @@ from .services import (
     CHARTS,
     STALLED_SECONDS,
     ReviewState,
+    review_cache,
     review_cached,
     review_charts_of,
     review_load,
@@ -98,7 +98,7 @@ def _body(request: HtmxHttpRequest, competition: Competition, key: str) -> str:
         return ""
     organizer = has_role(request.user, ORGANIZER)
     body_key = f"{key}:body:{'organizer' if organizer else 'chair'}"
-    body = cache.get(body_key)
+    body = review_cache.get(body_key)
     if body is None:
         review = review_load(key)
         if review is None:  # aged out since review_state looked
@@ -110,7 +110,7 @@ def _body(request: HtmxHttpRequest, competition: Competition, key: str) -> str:
             "tables": [(name, label) for name, (label, _) in TABLES.items()],
         }
         body = render_to_string("grading/review/partials/_body.html", context, request=request)
-        cache.set(body_key, body, CACHE_SECONDS)
+        review_cache.set(body_key, body, CACHE_SECONDS)
     return body
 
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from ioleval.http import HtmxHttpRequest, attachment, post_redirect
-from ioleval.progress import poll_response
+from ioleval.progress import job_start, poll_response
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, role_required
 from puzzles.models import Problem
 from puzzles.selectors import competition_get
@@ -67,8 +67,13 @@ def _batch(slug: str, batch: str):
 @role_required(ORGANIZER)
 def batch_start(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Queue one rendering task per problem, so that several workers share the batch."""
-    batch = batches.batch_start(competition=competition_get(slug))
-    return redirect("grading:pdf_batch_status", slug=slug, task_id=batch)
+    competition = competition_get(slug)
+    return job_start(
+        request,
+        lambda: batches.batch_start(competition=competition),
+        follow=lambda batch: redirect("grading:pdf_batch_status", slug=slug, task_id=batch),
+        refused=reverse("grading:jury", args=[slug]),
+    )
 
 
 @require_GET

@@ -104,6 +104,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # by the web processes (and cached pages survive a restart of one of them). Without it each
 # process keeps its own in memory, which is enough for `make run`.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# A Redis cache that is down or hangs answers within seconds (redis-py waits 5 s a read and
+# retries); the review then computes in the request (grading.review.services). CACHE_URL's
+# query (?socket_timeout=5) overrides these.
+REDIS_CACHE_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2}
+if CACHES["default"]["BACKEND"].endswith("RedisCache"):
+    CACHES["default"]["OPTIONS"] = REDIS_CACHE_OPTIONS | CACHES["default"].get("OPTIONS", {})
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -163,6 +169,11 @@ LOGOUT_REDIRECT_URL = "login"
 # Uploads of system outputs for 731 systems fit; larger imports go through commands.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+# An import page refuses a file of more lines or bytes than these, naming the management
+# command that imports it (ioleval/uploads.py): a larger file would outlast the request
+# (on the page: 1,050 marks took 18 s, 3,150 took 42 s; benchmarks/README.md).
+IOLEVAL_WEB_IMPORT_MAX_ROWS = env.int("IOLEVAL_WEB_IMPORT_MAX_ROWS", default=1_000)
+IOLEVAL_WEB_IMPORT_MAX_BYTES = env.int("IOLEVAL_WEB_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)
 # An uploaded zip is refused past these, checked before and while it is extracted.
 IOLEVAL_ZIP_MAX_BYTES = env.int("IOLEVAL_ZIP_MAX_BYTES", default=500 * 1024 * 1024)
 IOLEVAL_ZIP_MAX_MEMBERS = env.int("IOLEVAL_ZIP_MAX_MEMBERS", default=10_000)
@@ -184,9 +195,35 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Redis delivers an unacknowledged message again after this many seconds (kombu's default,
 # an hour). It must exceed the longest task, or a task still running is started twice.
+# A broker or result backend that is down or hangs costs a request about CELERY_TIMEOUT
+# seconds (connect, one retry), not Celery's 20 s of retries: queueing then fails with
+# ioleval.celery.QueueUnavailable, which pages show as a refusal.
+CELERY_TIMEOUT = env.float("CELERY_TIMEOUT", default=2.0)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+    "socket_connect_timeout": CELERY_TIMEOUT,
+    "socket_timeout": CELERY_TIMEOUT,
 }
+CELERY_BROKER_CONNECTION_TIMEOUT = CELERY_TIMEOUT
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = CELERY_TIMEOUT
+CELERY_REDIS_SOCKET_TIMEOUT = CELERY_TIMEOUT
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {
+        "max_retries": 0,
+        "interval_start": 0,
+        "interval_step": 0.2,
+        "interval_max": 0.2,
+    }
+}
+# Without a broker, a PDF batch renders on this many threads of the web process, in the
+# background of the request that started it (0: in that request, which then waits for it).
+IOLEVAL_RENDER_THREADS = env.int("IOLEVAL_RENDER_THREADS", default=1)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = TIME_ZONE

@@ -17,6 +17,9 @@ STORAGES = {
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # Tests run tasks in-process; the one test that needs a real worker switches this off.
 CELERY_TASK_ALWAYS_EAGER = True
+# PDF batches render in the request, inside the test's transaction; the tests of background
+# rendering set this (with a transactional database) themselves.
+IOLEVAL_RENDER_THREADS = 0
 
 # Serve static files from the source folders; no collectstatic needed.
 WHITENOISE_USE_FINDERS = True

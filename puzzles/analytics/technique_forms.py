@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
+from ioleval.uploads import ImportFileField
+
 from .models import TECHNIQUE_MAX
 
 ADD = "add"
@@ -59,9 +61,10 @@ class TagForm(forms.Form):
 
 
 class TagsImportForm(forms.Form):
-    file = forms.FileField(
+    file = ImportFileField(
+        command="tag_runs SLUG FILE.csv",
         help_text="CSV with columns team (a team with runs), run (its run index), technique "
-        "(a known technique or a new one). It adds tags; tags already there stay."
+        "(a known technique or a new one). It adds tags; tags already there stay.",
     )
 
 

@@ -275,7 +275,9 @@ def test_a_paper_that_kills_its_worker_is_reported_after_two_tries(tmp_path, mon
     assert tries.count(deadly) == 2  # rendered twice, then given up before a third
     assert "stopped 2 times" in (tmp_path / f"{deadly}.error").read_text()
     assert len(list(tmp_path.glob("*.pdf"))) == 3
-    assert not list(tmp_path.glob(".*"))  # no attempt counters or partial files left
+    # No attempt counters or partial files left; each PDF's rubric note stays beside it.
+    assert {path.suffix for path in tmp_path.glob(".*")} == {".rubric"}
+    assert len(list(tmp_path.glob(".*.rubric"))) == 3
 
 
 def test_a_paper_whose_worker_was_killed_once_renders_on_resume(tmp_path, monkeypatch):
@@ -293,3 +295,27 @@ def test_a_paper_whose_worker_was_killed_once_renders_on_resume(tmp_path, monkey
     assert render_papers_task.delay(competition.pk, str(tmp_path), 1).get() == 4
     assert (tmp_path / f"{first}.pdf").exists()
     assert not list(tmp_path.glob("*.error"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_a_worker_the_batch_renders_in_the_background_of_the_web_process(
+    organizer, settings
+):
+    """Eager Celery (no broker): the request answers at once, a thread of the process
+    renders, and the same status page follows it to the end."""
+    settings.IOLEVAL_RENDER_THREADS = 1
+    assert celery_app.conf.task_always_eager
+    started = time.monotonic()
+    batch = _start(organizer)
+    answered = time.monotonic() - started
+    written = len(list(batches.batch_dir(batch).glob("*.pdf")))
+    assert written < 12, f"the request rendered {written} papers in {answered:.1f} s"
+    assert "Rendering…" in _status(organizer, batch).content.decode()
+
+    deadline = time.monotonic() + 240
+    while "12 papers rendered." not in _status(organizer, batch).content.decode():
+        assert time.monotonic() < deadline, "the background rendering did not finish"
+        time.sleep(0.5)
+    assert _status(organizer, batch, HTTP_HX_REQUEST="true").status_code == 286
+    filename, archive = _zip(organizer, batch)
+    assert filename == "demo-papers.zip" and len(archive.namelist()) == 12

@@ -36,7 +36,10 @@ def test_writes_one_pdf_per_paper_named_by_code_only(demo, tmp_path):
 
     codes = set(Paper.objects.filter(problem__competition=demo).values_list("code", flat=True))
     assert len(codes) == 12
-    assert {p.name for p in out.iterdir()} == {f"{code}.pdf" for code in codes}
+    # Each PDF, and beside it the note of the rubric it was printed with.
+    assert {p.name for p in out.iterdir()} == {f"{code}.pdf" for code in codes} | {
+        f".{code}.rubric" for code in codes
+    }
     assert re.search(r"^12 PDF papers written to .* in \d+\.\d s$", printed.strip())
 
     secrets = [
@@ -45,7 +48,9 @@ def test_writes_one_pdf_per_paper_named_by_code_only(demo, tmp_path):
         for value in (system.name, system.team)
         if value
     ]
-    for path in out.iterdir():
+    for note in out.glob(".*.rubric"):
+        assert not any(secret in note.read_text().lower() for secret in secrets)
+    for path in out.glob("*.pdf"):
         data = path.read_bytes()
         assert data.startswith(b"%PDF")
         reader = PdfReader(io.BytesIO(data))
@@ -60,7 +65,7 @@ def test_writes_one_pdf_per_paper_named_by_code_only(demo, tmp_path):
 def test_one_problem_only(demo, tmp_path):
     printed = _render("demo", "--out", str(tmp_path), "--problem", "2")
     assert printed.startswith("4 PDF papers")
-    assert sorted(p.name[:3] for p in tmp_path.iterdir()) == ["P2-"] * 4
+    assert sorted(p.name[:3] for p in tmp_path.glob("*.pdf")) == ["P2-"] * 4
 
 
 def test_unknown_slug_or_problem_is_an_error(demo, tmp_path):

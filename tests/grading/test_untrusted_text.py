@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import os
+import re
+import unicodedata
 from io import StringIO
 
 import pytest
@@ -23,6 +25,7 @@ from grading.models import Assignment, Paper
 from grading.pdf import Sheet, SheetItem, SheetTask, paper_pdf, paper_text, papers_write, sheets_pdf
 from grading.text import (
     ANSWER_LIMIT,
+    BREAK_EVERY,
     ELEMENT_LIMIT,
     EXPLANATION_LIMIT,
     HTML_DEPTH_LIMIT,
@@ -31,6 +34,7 @@ from grading.text import (
     NESTING_LIMIT,
     ZERO_WIDTH_SPACE,
     breakable_html,
+    breakable_text,
     explanation_html,
     flatten_nesting,
     html_depth,
@@ -73,6 +77,10 @@ PATHOLOGICAL = {
     "a table of 5000 rows": "|a|b|\n|-|-|\n" + "|a|b|\n" * 5000,
     "a code block of one long line": "```\n" + "x" * BIG + "\n```",
     "a mixture": "> - [a](`<b *c* ![d] \\]\n" * 2000,
+    # Whitespace to Python, no break to WeasyPrint: 2-3 s a paper before they were broken.
+    "runs of U+2007 figure spaces": "x\u2007" * (BIG // 2),
+    "runs of U+202F narrow no-break spaces": "x\u202f" * (BIG // 2),
+    "a long combining run": "e" + "\u0301" * BIG,
 }
 
 
@@ -156,6 +164,55 @@ def test_breakable_html_breaks_long_runs_and_keeps_character_references():
     assert html.replace(ZERO_WIDTH_SPACE, "") == "<p>" + "a&amp;" * 40 + "</p><p>short words</p>"
     assert "&am" + ZERO_WIDTH_SPACE not in html
     assert "<p>short words</p>" in html
+
+
+# Where WeasyPrint may break a line: a space (not a no-break one) or a zero-width space.
+_BREAKS = re.compile("[ \\t\\n\\r\\u200b]")
+
+
+def _longest_unbreakable(text: str) -> int:
+    return max(len(part) for part in _BREAKS.split(text))
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        "x\u2007" * 500,
+        "x\u202f" * 500,
+        "x\u00a0" * 500,
+        "12\u2060" * 300,
+        "e" + "\u0301" * 1000,
+        "\u0301" * 1000,
+        "ŋ̃̀" * 400,
+    ],
+    ids=["U+2007", "U+202F", "U+00A0", "U+2060", "combining", "marks alone", "clusters"],
+)
+def test_runs_that_only_look_spaced_get_break_opportunities(run):
+    html = f"<p>{run}</p>"
+    for before, after in ((run, breakable_text(run)), (html, breakable_html(html))):
+        assert _longest_unbreakable(after) <= 2 * BREAK_EVERY + 4
+        assert _unbroken(after) == _unbroken(before)  # only breaks (and mark bases) added
+
+
+def _unbroken(text: str) -> str:
+    return text.replace(ZERO_WIDTH_SPACE, "").replace("\u00a0", "")
+
+
+def test_a_break_never_parts_a_letter_from_its_marks():
+    word = "ŋ̃̀" * 40  # clusters of three code points, no space: 32 falls inside one
+    broken = breakable_text(word)
+    assert ZERO_WIDTH_SPACE in broken
+    assert all(
+        not unicodedata.category(part[0]).startswith("M") for part in broken.split(ZERO_WIDTH_SPACE)
+    )
+
+
+def test_marks_after_a_break_inside_a_long_cluster_stand_on_a_no_break_space():
+    broken = breakable_text("e" + "\u0301" * 100)
+    parts = broken.split(ZERO_WIDTH_SPACE)
+    assert parts[0] == "e" + "\u0301" * (BREAK_EVERY - 1)
+    assert all(part.startswith("\u00a0\u0301") for part in parts[1:])
+    assert broken.count("\u0301") == 100
 
 
 # --- the grading page and the PDF -----------------------------------------------------------

@@ -5,7 +5,14 @@ from django.core.management.base import CommandError
 
 from grading.batches import STALL_AFTER_SECONDS
 from grading.errors import GradingError
-from grading.pdf import competition_papers, papers_clear, papers_failed, papers_last_written
+from grading.pdf import (
+    competition_papers,
+    papers_clear,
+    papers_failed,
+    papers_last_written,
+    papers_stale,
+    rubric_stamps,
+)
 from grading.tasks import render_papers_task
 from ioleval.commands import AppCommand
 from puzzles.models import Competition
@@ -16,7 +23,8 @@ class Command(AppCommand):
         "Render each paper of a competition as <code>.pdf in a folder, through Celery "
         "(in-process when no broker is configured). A paper that fails to render leaves "
         "<code>.error with the reason; the others are written and the command exits non-zero "
-        "naming the failed papers."
+        "naming the failed papers. Each PDF states its rubric version; PDFs in the folder "
+        "printed with a rubric that has changed since are replaced, and listed."
     )
 
     def add_arguments(self, parser):
@@ -26,7 +34,8 @@ class Command(AppCommand):
         parser.add_argument(
             "--resume",
             action="store_true",
-            help="Keep the PDFs already in the folder and render only the missing papers.",
+            help="Keep the PDFs already in the folder and render only the missing papers (and "
+            "those printed with a rubric that has changed since).",
         )
         parser.add_argument(
             "--stall-after",
@@ -55,6 +64,7 @@ class Command(AppCommand):
         # clear this run's papers first, so that each is rendered afresh.
         papers = competition_papers(competition, problem)
         codes = [p.code for p in papers]
+        stale = papers_stale(out, rubric_stamps(papers))
         try:
             if not options["resume"]:
                 papers_clear(papers, out)
@@ -70,6 +80,12 @@ class Command(AppCommand):
             raise CommandError(str(error)) from error
         elapsed = time.perf_counter() - started
         self.stdout.write(f"{written} PDF papers written to {out} in {elapsed:.1f} s")
+        if stale:
+            self.stdout.write(
+                f"Replaced {len(stale)} PDFs printed with a rubric that has changed since:"
+            )
+            for paper in stale:
+                self.stdout.write(f"  {paper.sentence}")
         failed = papers_failed(out, [p.code for p in papers])
         if failed:
             for code, reason in failed.items():

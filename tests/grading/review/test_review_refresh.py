@@ -14,6 +14,7 @@ from django.urls import reverse
 from grading import tasks
 from grading.review import services
 from puzzles.models import Competition
+from tests.faults import UNREACHABLE, broker_at, redis_cache_at, silent_server
 
 PAGE = reverse("grading:review", args=["rv"])
 PROGRESS = reverse("grading:review_progress", args=["rv"])
@@ -102,17 +103,71 @@ def test_the_lock_is_released_when_the_computation_fails(built, monkeypatch):
     assert cache.get(services._lock_key(built.competition, 10_000)) is None
 
 
-def test_a_broker_that_is_down_means_computing_it_in_the_request(
-    organizer_client, built, monkeypatch
-):
-    from kombu.exceptions import OperationalError
+def test_a_broker_that_is_down_means_computing_it_in_the_request(organizer_client, built):
+    with broker_at(UNREACHABLE):
+        started = time.monotonic()
+        page = organizer_client.get(PAGE)
+        assert time.monotonic() - started < 10  # not Celery's 20 s of retries
+        chart = organizer_client.get(CHART)
+    assert page.status_code == 200
+    assert "gold 8" in page.content.decode() and PROGRESS not in page.content.decode()
+    assert chart.status_code == 200
+    assert cache.get(services._lock_key(built.competition, 10_000)) is None
 
-    def down(*args):
-        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(tasks.review_refresh_task, "delay", down)
-    page = organizer_client.get(PAGE).content.decode()
-    assert "gold 8" in page and PROGRESS not in page
+def test_a_broker_that_hangs_costs_seconds(organizer_client, built):
+    with silent_server() as url, broker_at(url):
+        started = time.monotonic()
+        page = organizer_client.get(PAGE)
+        assert time.monotonic() - started < 15
+    assert "gold 8" in page.content.decode()
+
+
+def test_a_cache_that_is_down_means_computing_it_in_the_request(organizer_client, built):
+    with redis_cache_at(UNREACHABLE):
+        page = organizer_client.get(PAGE)
+        chart = organizer_client.get(CHART)
+        json = organizer_client.get(PAGE, {"format": "json"})
+    assert page.status_code == 200
+    assert "gold 8" in page.content.decode() and PROGRESS not in page.content.decode()
+    assert chart.status_code == 200 and chart["Content-Type"] == "image/svg+xml"
+    assert json.status_code == 200
+
+
+def test_a_cache_that_hangs_costs_seconds(organizer_client, built):
+    with silent_server() as url, redis_cache_at(url):
+        started = time.monotonic()
+        page = organizer_client.get(PAGE)
+        assert time.monotonic() - started < 30  # a few reads of 2 s each, not 5 s each
+    assert "gold 8" in page.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_finalizing_with_redis_down_is_reported_as_done(client, built, monkeypatch, caplog):
+    """The finalization commits; the review's refresh after it fails (no broker, no cache),
+    is logged, and the chair is told the problem is finalized."""
+    from grading.models import ProblemJury
+
+    client.force_login(built.chair)
+    url = reverse("grading:finalize", args=["rv", 2])
+    with broker_at(UNREACHABLE), redis_cache_at(UNREACHABLE):
+        response = client.post(url, follow=True)
+    assert response.status_code == 200
+    shown = [str(m) for m in response.context["messages"]]
+    assert shown == ["Problem 2 finalized."]
+    assert ProblemJury.objects.get(problem=built.problems[2]).finalized_at is not None
+    assert any("on_commit" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_finalizing_with_the_broker_down_leaves_the_review_to_the_page(client, built, caplog):
+    client.force_login(built.chair)
+    with broker_at(UNREACHABLE):
+        started = time.monotonic()
+        client.post(reverse("grading:finalize", args=["rv", 2]))
+        assert time.monotonic() - started < 10
+    assert cache.get(services._lock_key(built.competition, 10_000)) is None  # not stuck
+    assert "left to the page" in caplog.text
 
 
 def test_finalizing_queues_the_review_when_a_worker_runs(

@@ -1,0 +1,106 @@
+"""PDFs state their rubric; rendering into a folder again replaces the PDFs whose rubric
+changed since, and says which (render_papers' output, the batch page)."""
+
+from __future__ import annotations
+
+import io
+import re
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import reverse
+from pypdf import PdfReader
+
+from grading import batches
+from grading.models import Paper
+from grading.pdf import paper_pdf
+from grading.services import rubric_replace, rubric_specs, rubrics_export
+from puzzles.models import Competition
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demo(db):
+    call_command("demo", stdout=StringIO())
+    return Competition.objects.get(slug="demo")
+
+
+def _text(data: bytes) -> str:
+    return " ".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
+
+
+def _revise(competition: Competition, number: int) -> None:
+    """Give problem `number` a new rubric version whose first criterion is retitled."""
+    problem = competition.problems.get(number=number)
+    current = rubrics_export(competition)
+    criteria = next(p["criteria"] for p in current["problems"] if p["problem"] == number)
+    criteria[0]["title"] += " (revised)"
+    specs = rubric_specs(problem=problem, criteria=criteria, where="test")
+    rubric_replace(problem=problem, specs=specs, new_version=True)
+
+
+def _render(*args: str) -> str:
+    out = StringIO()
+    call_command("render_papers", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_a_pdf_states_its_rubric_version(demo):
+    paper = Paper.objects.filter(problem__number=1).order_by("code").first()
+    assert re.search(r"Rubric v1 · [0-9a-f]{8}", _text(paper_pdf(paper)))
+    _revise(demo, 1)
+    assert re.search(r"Rubric v2 · [0-9a-f]{8}", _text(paper_pdf(paper)))
+
+
+def test_render_papers_replaces_the_pdfs_whose_rubric_changed_and_names_them(demo, tmp_path):
+    out = tmp_path / "papers"
+    _render("demo", "--out", str(out))
+    others = {p: p.stat().st_mtime_ns for p in out.glob("*.pdf")}
+    _revise(demo, 1)
+    changed = sorted(Paper.objects.filter(problem__number=1).values_list("code", flat=True))
+
+    printed = _render("demo", "--out", str(out), "--resume")
+
+    assert f"Replaced {len(changed)} PDFs printed with a rubric that has changed since:" in printed
+    for code in changed:
+        assert re.search(rf"{code}: printed with rubric v1 · \w+, now v2 · \w+", printed)
+        assert "Rubric v2" in _text((out / f"{code}.pdf").read_bytes())
+    kept = {p: t for p, t in others.items() if p.stem not in changed}
+    assert kept and all(p.stat().st_mtime_ns == t for p, t in kept.items())  # not rendered
+    assert "Replaced" not in _render("demo", "--out", str(out), "--resume")  # all current
+
+
+@pytest.fixture
+def organizer(client, demo):
+    client.force_login(get_user_model().objects.get(username="organizer"))
+    return client
+
+
+def test_the_batch_page_lists_stale_pdfs_and_rerendering_replaces_them(organizer, demo):
+    started = organizer.post(reverse("grading:pdf_batch", args=["demo"]))
+    batch = started["Location"].rstrip("/").rsplit("/", 1)[1]
+    status = reverse("grading:pdf_batch_status", args=["demo", batch])
+    assert "12 papers rendered." in organizer.get(status).content.decode()
+    _revise(demo, 1)
+    changed = sorted(Paper.objects.filter(problem__number=1).values_list("code", flat=True))
+
+    body = organizer.get(status).content.decode()
+    assert f"{len(changed)} of these PDFs were printed with a rubric that has changed" in body
+    for code in changed:
+        assert f"{code}: printed with rubric v1" in body
+    assert "Re-render the papers whose rubric changed" in body
+    zipped = organizer.get(reverse("grading:pdf_batch_zip", args=["demo", batch]))
+    assert f"demo-papers-{len(changed)}-stale.zip" in zipped["Content-Disposition"]
+
+    resumed = organizer.post(reverse("grading:pdf_batch_resume", args=["demo", batch]))
+    assert resumed.status_code == 302
+    body = organizer.get(status).content.decode()
+    assert "changed since" not in body
+    assert f"Replaced because their rubric had changed ({len(changed)})" in body
+    for code in changed:
+        assert f"{code}: was rubric v1" in body
+        pdf = batches.batch_dir(batch) / f"{code}.pdf"
+        assert "Rubric v2" in _text(pdf.read_bytes())

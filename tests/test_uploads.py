@@ -1,0 +1,112 @@
+"""Import pages refuse a file too large to import within a request, before reading it, and
+name the command that imports it (ioleval/uploads.py; one rule for every such page)."""
+
+from __future__ import annotations
+
+import io
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.urls import reverse
+
+from grading.forms import ContestantsUploadForm, MarksUploadForm, SystemScoresUploadForm
+from grading.models import Mark
+from puzzles.analytics.probe_forms import ProbesImportForm
+from puzzles.analytics.run_forms import RunOutputsImportForm, RunsImportForm
+from puzzles.analytics.technique_forms import TagsImportForm
+from puzzles.forms import OutputsImportForm
+from puzzles.models import Competition, Output
+
+pytestmark = pytest.mark.django_db
+
+
+def _csv(rows: int, header: str = "system,problem,criterion,juror,points,comment") -> bytes:
+    return (header + "\n" + "S,1,1a,juror1,1,\n" * rows).encode()
+
+
+@pytest.fixture
+def organizer(client):
+    call_command("demo", stdout=StringIO())
+    client.force_login(get_user_model().objects.get(username="organizer"))
+    return client
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]]
+
+
+def test_the_issues_10290_marks_are_refused_with_the_command_to_use(organizer, settings):
+    """The red team's file: 10,290 rows, which took the web worker past its timeout."""
+    assert settings.IOLEVAL_WEB_IMPORT_MAX_ROWS < 10_290  # the default
+    marks = Mark.objects.count()
+    upload = SimpleUploadedFile("marks.csv", _csv(10_290), content_type="text/csv")
+    response = organizer.post(
+        reverse("grading:marks_upload", args=["demo"]), {"file": upload}, follow=True
+    )
+    shown = _messages(response)
+    assert len(shown) == 1
+    assert "marks.csv has more than 1,000 lines" in shown[0]
+    assert "IOLEVAL_WEB_IMPORT_MAX_ROWS" in shown[0]
+    assert "`python manage.py import_marks SLUG FILE.csv [--final]`" in shown[0]
+    assert Mark.objects.count() == marks
+
+
+def test_outputs_past_the_limit_are_refused_on_their_page(organizer, settings):
+    settings.IOLEVAL_WEB_IMPORT_MAX_ROWS = 10
+    outputs = Output.objects.count()
+    upload = SimpleUploadedFile("big.csv", _csv(11, header="id,pred"), content_type="text/csv")
+    response = organizer.post(
+        reverse("puzzles:import_outputs", args=["demo"]),
+        {"system": "New system", "file": upload},
+    )
+    assert response.status_code == 200  # the form again, with its error
+    body = response.content.decode()
+    assert "big.csv has more than 10 lines" in body
+    assert "python manage.py import_outputs SLUG FILE --system NAME [--raw]" in body
+    assert Output.objects.count() == outputs
+
+
+def test_an_iolai_zip_past_the_byte_limit_is_refused_on_its_page(organizer, settings):
+    settings.IOLEVAL_WEB_IMPORT_MAX_BYTES = 1_000
+    upload = SimpleUploadedFile("big.zip", b"PK\x03\x04" + b"\0" * 2_000)
+    response = organizer.post(reverse("puzzles:import_iolai"), {"slug": "big", "archive": upload})
+    body = response.content.decode()
+    assert "big.zip has 2,004 bytes; a page imports up to 1,000" in body
+    assert "python manage.py import_iolai DIR --slug SLUG" in body
+    assert not Competition.objects.filter(slug="big").exists()
+
+
+@pytest.mark.parametrize(
+    ("form_class", "field", "command"),
+    [
+        (MarksUploadForm, "file", "import_marks SLUG FILE.csv [--final]"),
+        (SystemScoresUploadForm, "file", "import_system_scores SLUG FILE.csv"),
+        (ContestantsUploadForm, "file", "import_contestants SLUG FILE.csv"),
+        (OutputsImportForm, "file", "import_outputs SLUG FILE --system NAME [--raw]"),
+        (RunsImportForm, "file", "import_runs SLUG FILE.csv [--scope SCOPE]"),
+        (RunOutputsImportForm, "file", "import_run_outputs SLUG FILE.csv"),
+        (ProbesImportForm, "file", "import_probes SLUG FILE.csv"),
+        (TagsImportForm, "file", "tag_runs SLUG FILE.csv"),
+    ],
+)
+def test_every_import_form_follows_the_one_rule(form_class, field, command, settings):
+    settings.IOLEVAL_WEB_IMPORT_MAX_ROWS = 10
+    prefix = form_class.prefix
+    name = f"{prefix}-{field}" if prefix else field
+    data = {"system": "S", "final": ""}
+    at_limit = form_class(data, {name: SimpleUploadedFile("ok.csv", _csv(9))})
+    at_limit.is_valid()
+    assert field not in at_limit.errors
+    over = form_class(data, {name: SimpleUploadedFile("big.csv", _csv(10))})
+    assert not over.is_valid()
+    assert f"`python manage.py {command}`" in over.errors[field][0]
+
+
+def test_a_file_under_the_limit_is_read_from_its_start(settings):
+    settings.IOLEVAL_WEB_IMPORT_MAX_ROWS = 10
+    form = MarksUploadForm({}, {"file": SimpleUploadedFile("ok.csv", _csv(3))})
+    assert form.is_valid()
+    assert io.TextIOWrapper(form.cleaned_data["file"].file).readline().startswith("system,")
