@@ -175,7 +175,11 @@ def decide_panel(problem: Problem, user, code: str, criterion_id: int) -> Decide
 def cell_key(text: str) -> tuple[str, int] | None:
     """Read a cell reference 'CODE:criterion id' from a query string (None if malformed)."""
     code, _, criterion = text.rpartition(":")
-    return (code, int(criterion)) if code and criterion.isdigit() else None
+    # ASCII digits only: "²" passes str.isdigit() and int() refuses it, "١" int() reads as 1;
+    # a criterion id has at most 19 digits, and int() refuses over 4,300.
+    if code and criterion.isascii() and criterion.isdigit() and len(criterion) <= 19:
+        return code, int(criterion)
+    return None
 
 
 def next_discrepancy(

@@ -5,10 +5,16 @@ guessing), an address after LOGIN_ADDRESS_FAILURE_LIMIT failed logins across acc
 (password spraying); the address limit is higher because a jury room often shares one address.
 Failures count for LOGIN_COOLOFF after the last one; an organizer unlocks an account or an
 address on the "Locked logins" page or with the axes_reset_username / axes_reset_ip commands.
+
+An attempt is counted as a failure before its password is judged, in one transaction that
+holds the account's and the address's LoginGate rows (always in that order) while it checks
+both limits: simultaneous attempts take turns there, so no burst has more passwords judged than
+the limits allow. A password found right gives its count back (user_logged_in).
 """
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,19 +22,79 @@ from math import ceil
 
 from axes.attempts import get_cool_off_threshold
 from axes.handlers.database import AxesDatabaseHandler
-from axes.helpers import get_client_username
+from axes.helpers import get_client_username, get_failure_limit, get_query_str
 from axes.models import AccessAttempt
+from axes.signals import user_locked_out
 from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
-from django.db.models import Max, QuerySet, Sum
+from django.db import transaction
+from django.db.models import F, Max, QuerySet, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
+from .models import LoginGate
+
+
+@dataclass(frozen=True)
+class PendingFailure:
+    """The failure an attempt was counted as before its password was judged."""
+
+    attempt_id: int  # the AccessAttempt row it was added to
+    time: datetime  # the row's attempt_time it set
+    previous: datetime | None  # the row's attempt_time before, None if the row is new
+
 
 class AccountOrAddressHandler(AxesDatabaseHandler):
-    """Record failures in the database (as axes does); lock by account or by address."""
+    """Record failures in the database (as axes does); lock by account or by address; count an
+    attempt before its password is judged."""
+
+    def is_allowed(self, request: HttpRequest, credentials: dict | None = None) -> bool:
+        """Count this attempt as a failure and return True, or return False if its account or
+        address is locked.
+
+        Axes asks this once per authentication, from AxesStandaloneBackend, the first backend,
+        so before the password backends judge the password.
+        """
+        if self.is_blacklisted(request, credentials):
+            return False
+        if self.is_whitelisted(request, credentials):
+            return True
+        self.clean_expired_user_attempts(request, credentials)
+        LoginGate.objects.filter(used__lt=get_cool_off_threshold(request)).delete()
+        pending = _count_attempt(request, get_client_username(request, credentials))
+        if pending is None:
+            return False
+        request.login_pending = pending
+        return True
+
+    def user_login_failed(self, sender, credentials: dict, request=None, **kwargs) -> None:
+        """Lock the account or address if this failure, counted already, reached its limit."""
+        pending = getattr(request, "login_pending", None)
+        if pending is None:  # refused while locked, or not through is_allowed: axes' way
+            super().user_login_failed(sender, credentials, request, **kwargs)
+            return
+        request.login_pending = None  # stays counted
+        failures = self.get_failures(request, credentials)
+        request.axes_failures_since_start = failures
+        if failures >= get_failure_limit(request, credentials):
+            request.axes_locked_out = True
+            request.axes_credentials = credentials
+            user_locked_out.send(
+                "axes",
+                request=request,
+                username=get_client_username(request, credentials),
+                ip_address=request.axes_ip_address,
+            )
+
+    def user_logged_in(self, sender, request, user, **kwargs) -> None:
+        """Record the login (as axes does) and give back the failure it was counted as."""
+        super().user_logged_in(sender, request, user, **kwargs)
+        pending = getattr(request, "login_pending", None)
+        if pending is not None:
+            request.login_pending = None
+            _uncount_attempt(pending)
 
     def get_failures(self, request: HttpRequest, credentials: dict | None = None) -> int:
         """Return the account's recent failures, or the account limit once the address is over its own.
@@ -46,6 +112,72 @@ class AccountOrAddressHandler(AxesDatabaseHandler):
 
 def _failures(attempts: QuerySet) -> int:
     return attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+
+
+def _gate_key(kind: str, value: str) -> str:
+    return hashlib.sha256(f"{kind}:{value}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _count_attempt(request: HttpRequest, username: str | None) -> PendingFailure | None:
+    """Record the attempt as a failure of its account and address and return it, or None
+    (nothing recorded) if either is at its limit."""
+    now = request.axes_attempt_time
+    address = request.axes_ip_address
+    gates = ([_gate_key("account", username)] if username else []) + [_gate_key("address", address)]
+    with transaction.atomic():
+        # Account before address, one statement each: every attempt locks in the same order.
+        # The upsert locks the row (PostgreSQL) or the database (SQLite) until the commit.
+        for key in gates:
+            LoginGate.objects.bulk_create(
+                [LoginGate(key=key, used=now)],
+                update_conflicts=True,
+                unique_fields=["key"],
+                update_fields=["used"],
+            )
+        recent = AccessAttempt.objects.filter(attempt_time__gte=get_cool_off_threshold(request))
+        if username and _failures(recent.filter(username=username)) >= settings.AXES_FAILURE_LIMIT:
+            return None
+        if _failures(recent.filter(ip_address=address)) >= settings.LOGIN_ADDRESS_FAILURE_LIMIT:
+            return None
+        attempt, created = AccessAttempt.objects.select_for_update().get_or_create(
+            username=username,
+            ip_address=address,
+            user_agent=request.axes_user_agent,
+            defaults={
+                "get_data": get_query_str(request.GET).replace("\0", "0x00"),
+                "post_data": get_query_str(request.POST).replace("\0", "0x00"),
+                "http_accept": request.axes_http_accept,
+                "path_info": request.axes_path_info,
+                "failures_since_start": 1,
+                "attempt_time": now,
+            },
+        )
+        previous = None if created else attempt.attempt_time
+        if not created:
+            # An expired row that was not cleaned up yet starts again from one.
+            expired = attempt.attempt_time < get_cool_off_threshold(request)
+            AccessAttempt.objects.filter(pk=attempt.pk).update(
+                failures_since_start=1 if expired else F("failures_since_start") + 1,
+                attempt_time=now,
+                http_accept=request.axes_http_accept,
+                path_info=request.axes_path_info,
+            )
+    return PendingFailure(attempt_id=attempt.pk, time=now, previous=previous)
+
+
+def _uncount_attempt(pending: PendingFailure) -> None:
+    """Take back a failure recorded before its password was found right."""
+    with transaction.atomic():
+        attempt = AccessAttempt.objects.select_for_update().filter(pk=pending.attempt_id).first()
+        if attempt is None:  # unlocked meanwhile
+            return
+        if attempt.failures_since_start <= 1:
+            attempt.delete()
+            return
+        attempt.failures_since_start -= 1
+        if pending.previous is not None and attempt.attempt_time == pending.time:
+            attempt.attempt_time = pending.previous  # no later failure moved it on
+        attempt.save(update_fields=["failures_since_start", "attempt_time"])
 
 
 def client_address(request: HttpRequest) -> str | None:

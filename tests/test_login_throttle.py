@@ -7,6 +7,7 @@ import io
 import pytest
 from axes.models import AccessAttempt
 from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
 from django.core.management import call_command
 from django.db.models import F
 from django.test import RequestFactory
@@ -63,6 +64,34 @@ def test_fewer_failures_than_the_limit_still_let_the_right_password_in(client, j
     response = login(client, "juror1", PASSWORD)
     assert response.status_code == 302
     assert logged_in(client)
+
+
+def test_an_attempt_counts_as_a_failure_before_its_password_is_judged(client, jurors, monkeypatch):
+    # What the password backend finds recorded while it judges (tests/
+    # test_login_throttle_concurrency.py shows why: simultaneous attempts on PostgreSQL).
+    seen = []
+    judge = ModelBackend.authenticate
+
+    def spying(self, request, **credentials):
+        seen.append(_failures_of("juror1"))
+        return judge(self, request, **credentials)
+
+    monkeypatch.setattr(ModelBackend, "authenticate", spying)
+    login(client, "juror1", "wrong")
+    first = AccessAttempt.objects.get().attempt_time
+    assert login(client, "juror1", PASSWORD).status_code == 302
+    assert seen == [1, 2]
+    # The right password gives its count back, and leaves the last failure's time as it was.
+    assert _failures_of("juror1") == 1
+    assert AccessAttempt.objects.get().attempt_time == first
+
+
+def _failures_of(username: str) -> int:
+    return sum(
+        AccessAttempt.objects.filter(username=username).values_list(
+            "failures_since_start", flat=True
+        )
+    )
 
 
 def test_a_locked_account_is_locked_from_every_address_and_only_it(client, jurors):

@@ -8,9 +8,10 @@ until the password is set and for PASSWORD_RESET_TIMEOUT at most.
 from __future__ import annotations
 
 import csv
+import io
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TextIO
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -63,6 +64,8 @@ def account_check(*, username: str, name: str, email: str, role: str) -> Account
         (email or "").strip(),
         (role or "").strip().lower(),
     )
+    for field, text in (("username", username), ("name", name), ("email", email), ("role", role)):
+        _control_check(text, field=field)
     if not username:
         raise AccountError("the username is blank", field="username")
     if len(username) > 150:
@@ -86,6 +89,16 @@ def account_check(*, username: str, name: str, email: str, role: str) -> Account
     if role not in ROLE_GROUPS:
         raise AccountError(f"unknown role {role!r} (known: {', '.join(ROLE_GROUPS)})", field="role")
     return AccountSpec(username=username, name=name, email=email, role=role)
+
+
+def _control_check(text: str, *, field: str) -> None:
+    """Refuse a control character (PostgreSQL stores no NUL; no name or address holds any)."""
+    found = next((c for c in text if unicodedata.category(c) in ("Cc", "Cs")), None)
+    if found is not None:
+        raise AccountError(
+            f"the {field} holds the control character U+{ord(found):04X}; remove it",
+            field=field,
+        )
 
 
 def _taken(usernames: Iterable[str]) -> set[str]:
@@ -130,61 +143,51 @@ def account_create(*, username: str, name: str, email: str, role: str):
         ) from None
 
 
-def accounts_read(stream: TextIO, *, file: str) -> list[AccountSpec]:
-    """Read a CSV of username,name,email,role rows, or raise AccountError with line and field."""
-    reader = csv.DictReader(stream)
-    header = [(h or "").strip().lower() for h in reader.fieldnames or []]
-    if not header:
-        raise AccountError("the file is empty", file=file, line=1)
-    if "password" in header:
+def accounts_read(data: bytes, *, file: str) -> list[AccountSpec]:
+    """Read a CSV of username,name,email,role rows (UTF-8), or raise AccountError with line
+    and field; the one reader of the command (create_jurors) and of the Accounts page."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise AccountError("not UTF-8 text", file=file, line=line) from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    start = 1  # the line the row being read starts on: a quoted cell may span lines
+    try:
+        header = [h.strip().lower() for h in next(reader, [])]
+        if not any(header):
+            raise AccountError("the file is empty", file=file, line=1)
+        _header_check(header, file=file)
+        specs: list[AccountSpec] = []
+        lines: dict[str, int] = {}
+        start = reader.line_num + 1
+        for values in reader:
+            line, start = start, reader.line_num + 1
+            if not any(v.strip() for v in values):
+                continue  # a blank line
+            if len(values) > len(header):
+                raise AccountError(
+                    f"{len(values)} fields, the header has {len(header)}", file=file, line=line
+                )
+            row = dict(zip(header, values, strict=False))
+            try:
+                spec = account_check(**{c: row.get(c, "") for c in COLUMNS})
+            except AccountError as exc:
+                raise AccountError(exc.message, file=file, line=line, field=exc.field) from None
+            key = spec.username.lower()
+            if key in lines:
+                raise AccountError(
+                    f"username {spec.username!r} is on line {lines[key]} too",
+                    file=file,
+                    line=line,
+                    field="username",
+                )
+            lines[key] = line
+            specs.append(spec)
+    except csv.Error as exc:
         raise AccountError(
-            "passwords are never imported; each account gets a set-password link",
-            file=file,
-            line=1,
-            field="password",
-        )
-    missing = [c for c in COLUMNS if c not in header]
-    unknown = [h for h in header if h not in COLUMNS]
-    if missing or unknown:
-        problem = "; ".join(
-            part
-            for part in (
-                missing and f"missing column(s) {', '.join(missing)}",
-                unknown and f"unknown column(s) {', '.join(unknown)}",
-            )
-            if part
-        )
-        raise AccountError(
-            f"{problem} (expected {','.join(COLUMNS)})",
-            file=file,
-            line=1,
-            field=(missing or unknown)[0],
-        )
-    reader.fieldnames = header
-    specs: list[AccountSpec] = []
-    lines: dict[str, int] = {}
-    for row in reader:
-        line = reader.line_num
-        if None in row:
-            raise AccountError(
-                f"{len(header) + len(row[None])} fields, the header has {len(header)}",
-                file=file,
-                line=line,
-            )
-        try:
-            spec = account_check(**{c: row[c] or "" for c in COLUMNS})
-        except AccountError as exc:
-            raise AccountError(exc.message, file=file, line=line, field=exc.field) from None
-        key = spec.username.lower()
-        if key in lines:
-            raise AccountError(
-                f"username {spec.username!r} is on line {lines[key]} too",
-                file=file,
-                line=line,
-                field="username",
-            )
-        lines[key] = line
-        specs.append(spec)
+            f"malformed CSV in the row starting here ({exc})", file=file, line=start
+        ) from None
     if not specs:
         raise AccountError("no accounts in the file", file=file, line=1)
     taken = _taken(s.username for s in specs)
@@ -199,9 +202,37 @@ def accounts_read(stream: TextIO, *, file: str) -> list[AccountSpec]:
     return specs
 
 
-def accounts_import(stream: TextIO, *, file: str) -> list:
+def _header_check(header: list[str], *, file: str) -> None:
+    """Refuse a header without the four columns, with others, or with a password column."""
+    if "password" in header:
+        raise AccountError(
+            "passwords are never imported; each account gets a set-password link",
+            file=file,
+            line=1,
+            field="password",
+        )
+    missing = [c for c in COLUMNS if c not in header]
+    unknown = [h for h in header if h not in COLUMNS]
+    if missing or unknown:
+        problem = "; ".join(
+            part
+            for part in (
+                missing and f"missing column(s) {', '.join(missing)}",
+                unknown and f"unknown column(s) {', '.join(map(repr, unknown))}",
+            )
+            if part
+        )
+        raise AccountError(
+            f"{problem} (expected {','.join(COLUMNS)})",
+            file=file,
+            line=1,
+            field=(missing or unknown)[0],
+        )
+
+
+def accounts_import(data: bytes, *, file: str) -> list:
     """Create every account of a CSV (username,name,email,role), or none; return them."""
-    specs = accounts_read(stream, file=file)
+    specs = accounts_read(data, file=file)
     try:
         with transaction.atomic():
             return _create(specs)

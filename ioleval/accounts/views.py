@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.http import HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from ioleval.http import HtmxHttpRequest
 
+from ..errors import AppError
 from ..http import form_data, post_redirect
 from ..roles import organizer_required
 from . import services
@@ -24,72 +26,103 @@ from .selectors import accounts_page
 UPLOAD_MAX_BYTES = 1024 * 1024
 
 
-def _link_note() -> str:
-    days = settings.PASSWORD_RESET_TIMEOUT / 86400
-    return f"shown once; valid for one use and {days:g} days"
+@dataclass(frozen=True)
+class NewLinks:
+    """Set-password links just made: shown in the response to the POST that made them, and
+    stored nowhere (not in a message, which the session or a cookie would keep)."""
+
+    summary: str
+    links: list[tuple[str, str]]  # (username, link)
+
+    @property
+    def note(self) -> str:
+        days = settings.PASSWORD_RESET_TIMEOUT / 86400
+        return (
+            f"Each link works once and for {days:g} days. They are shown only here and kept"
+            " nowhere: copy them now and send each to its holder."
+        )
 
 
-def _back(request: HtmxHttpRequest, action: Callable[[], list[str]]) -> HttpResponse:
-    """Run an account action; show its outcome (a message a line: each link on its own) or
-    its error on the accounts page."""
-    return post_redirect(request, action, reverse("accounts:list"), each_line=True)
+def _page(
+    request: HtmxHttpRequest,
+    *,
+    new_links: NewLinks | None = None,
+    account_form: AccountForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    context = {
+        "page": accounts_page(),
+        "account_form": account_form or AccountForm(),
+        "upload_form": AccountsUploadForm(),
+        "new_links": new_links,
+    }
+    return render(request, "accounts/accounts.html", context, status=status)
+
+
+def _links_or_refusal(request: HtmxHttpRequest, action: Callable[[], NewLinks]) -> HttpResponse:
+    """Show the links a file or button action made on the page itself, or its refusal as a
+    message on the accounts list (post/redirect/get)."""
+    try:
+        new_links = action()
+    except AppError as exc:
+        messages.error(request, exc.for_page)
+        return redirect("accounts:list")
+    return _page(request, new_links=new_links)
 
 
 @require_GET
-@never_cache  # the page carries set-password links in its messages: never keep a copy
+@never_cache
 @organizer_required
 def account_list(request: HtmxHttpRequest) -> HttpResponse:
-    context = {
-        "page": accounts_page(),
-        "account_form": AccountForm(),
-        "upload_form": AccountsUploadForm(),
-    }
-    return render(request, "accounts/accounts.html", context)
+    return _page(request)
 
 
 @require_POST
+@never_cache  # the response carries a set-password link: never keep a copy
 @organizer_required
 def account_create(request: HtmxHttpRequest) -> HttpResponse:
     form = AccountForm(request.POST)
-
-    def action() -> list[str]:
-        user = services.account_create(**form_data(form))
-        link = services.password_link(user, request=request)
-        return [f"Account {user.username} created. Set-password link ({_link_note()}): {link}"]
-
-    return _back(request, action)
+    if form.is_valid():
+        try:
+            user = services.account_create(**form.cleaned_data)
+        except AppError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+    if form.errors:  # typed text: the form again, with its error on its field
+        return _page(request, account_form=form, status=422)
+    link = services.password_link(user, request=request)
+    return _page(
+        request, new_links=NewLinks(f"Account {user.username} created.", [(user.username, link)])
+    )
 
 
 @require_POST
+@never_cache  # the response carries set-password links: never keep a copy
 @organizer_required
 def accounts_upload(request: HtmxHttpRequest) -> HttpResponse:
     form = AccountsUploadForm(request.POST, request.FILES)
 
-    def action() -> list[str]:
+    def action() -> NewLinks:
         upload = form_data(form)["file"]
         if upload.size > UPLOAD_MAX_BYTES:
             raise services.AccountError("larger than 1 MB", file=upload.name)
-        try:
-            text = upload.read().decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise services.AccountError("not UTF-8 text", file=upload.name) from None
-        users = services.accounts_import(io.StringIO(text, newline=""), file=upload.name)
-        head = f"{len(users)} accounts created from {upload.name}; set-password links ({_link_note()}):"
-        links = [f"{u.username}: {services.password_link(u, request=request)}" for u in users]
-        return [head, *links]
+        users = services.accounts_import(upload.read(), file=upload.name)
+        return NewLinks(
+            f"{len(users)} accounts created from {upload.name}.",
+            [(u.username, services.password_link(u, request=request)) for u in users],
+        )
 
-    return _back(request, action)
+    return _links_or_refusal(request, action)
 
 
 def _act(request: HtmxHttpRequest, act: Callable[..., object], done: str) -> HttpResponse:
     form = AccountActionForm(request.POST)
 
-    def action() -> list[str]:
+    def action() -> str:
         user = form_data(form)["user"]
         act(user=user, by=request.user)
-        return [done.format(username=user.username)]
+        return done.format(username=user.username)
 
-    return _back(request, action)
+    return post_redirect(request, action, reverse("accounts:list"))
 
 
 @require_POST
@@ -109,27 +142,34 @@ def account_reactivate(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @require_POST
+@never_cache  # the response carries a set-password link: never keep a copy
 @organizer_required
 def account_password_link(request: HtmxHttpRequest) -> HttpResponse:
     form = AccountActionForm(request.POST)
 
-    def action() -> list[str]:
+    def action() -> NewLinks:
         user = form_data(form)["user"]
         services.account_password_reset(user=user, by=request.user)
-        link = services.password_link(user, request=request)
-        return [
-            f"{user.username}: old password and earlier links no longer work."
-            f" New set-password link ({_link_note()}): {link}"
-        ]
+        return NewLinks(
+            f"{user.username}: the old password and earlier links no longer work.",
+            [(user.username, services.password_link(user, request=request))],
+        )
 
-    return _back(request, action)
+    return _links_or_refusal(request, action)
 
 
 class PasswordSetView(auth_views.PasswordResetConfirmView):
-    """Django's password-reset confirmation, which also refuses deactivated accounts."""
+    """Django's password-reset confirmation, which also refuses deactivated accounts and says
+    which account the password is for."""
 
     title = "Set your password"
 
     def get_user(self, uidb64):
         user = super().get_user(uidb64)
         return user if user is not None and user.is_active else None
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        if context.get("validlink"):
+            context["account"] = self.user
+        return context

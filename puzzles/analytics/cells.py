@@ -1,5 +1,6 @@
-"""Cells of the analytics' CSV files that several imports read alike: a run index, a seed,
-and how a bad cell is quoted in a refusal. Each refusal names file, line and field."""
+"""Cells of the analytics' CSV files that several imports read alike: a whole number (a run
+index, a problem number), a seed, and how a bad cell is quoted in a refusal. Each refusal
+names file, line and field."""
 
 from __future__ import annotations
 
@@ -17,18 +18,23 @@ def shown(text: str | None, limit: int = 20) -> str:
     return value if len(value) <= limit else value[:limit] + "…"
 
 
-def run_index(text: str | None, *, field: str = "run", **where) -> int:
-    """A run index: a whole number from 0 to MAX_INT."""
+def natural(text: str | None, *, field: str, what: str, **where) -> int:
+    """A whole number from 0 to MAX_INT, `what` (e.g. "a run index") naming it in a refusal."""
     raw = (text or "").strip()
-    # The length check comes first: int() refuses texts of over 4,300 digits with an error
-    # of its own, and a 10,000-digit cell would reach it.
+    # ASCII digits only ("²" is a digit to str.isdigit, not to int), and the length first:
+    # int() refuses texts of over 4,300 digits with an error of its own.
     if not (raw.isascii() and raw.isdigit()) or len(raw) > _DIGITS_MAX or int(raw) > MAX_INT:
         raise ImportFailure(
-            f"{shown(raw)!r} is not a run index (a whole number from 0 to {MAX_INT})",
+            f"{shown(raw)!r} is not {what} (a whole number from 0 to {MAX_INT})",
             **where,
             field=field,
         )
     return int(raw)
+
+
+def run_index(text: str | None, *, field: str = "run", **where) -> int:
+    """A run index: a whole number from 0 to MAX_INT."""
+    return natural(text, field=field, what="a run index", **where)
 
 
 def seed(text: str | None, **where) -> int | None:

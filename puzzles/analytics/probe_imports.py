@@ -16,6 +16,7 @@ from django.db import transaction
 from ..errors import ImportFailure
 from ..models import Competition, ProbeResult, Problem, System
 from ..tabular import csv_rows
+from .cells import natural, shown
 from .models import ITEM_MAX, LANGUAGE_MAX, MODEL_MAX, PROBE_TYPE_MAX
 
 PROBE_COLUMNS = ("model", "problem", "probe_type", "item", "correct")
@@ -115,7 +116,7 @@ def _subject(text: str | None, problems: dict[int, Problem], **where) -> tuple[P
             "problem is empty: give a problem number or a language label", **where, field="problem"
         )
     if raw.isascii() and raw.isdigit():
-        number = int(raw)
+        number = natural(raw, field="problem", what="a problem number", **where)
         if number not in problems:
             known = ", ".join(map(str, sorted(problems))) or "none"
             raise ImportFailure(
@@ -137,8 +138,8 @@ def _boolean(text: str | None, **where) -> bool:
         return True
     if value in FALSE:
         return False
-    shown = (text or "").strip()
-    shown = shown if len(shown) <= 20 else shown[:20] + "…"
     raise ImportFailure(
-        f"{shown!r} is not a boolean (use 1/0, true/false or yes/no)", **where, field="correct"
+        f"{shown(text)!r} is not a boolean (use 1/0, true/false or yes/no)",
+        **where,
+        field="correct",
     )

@@ -39,6 +39,11 @@ DIRECTIONS = (TO_ENGLISH, TO_FOREIGN)
 
 # The exhaustive search of the best k-example deletion stops before this many subsets.
 MAX_COMBINATIONS = 50_000
+# A question's deletion distance is a smallest hitting set, exponential in its accepted
+# answers at worst: its search stops after this much work (token masks looked at) and gives
+# the smallest set found as an upper bound. Real questions (a few answers of a few words)
+# need a few dozen; 10 accepted answers of 2 words, each word in 2 examples, a few hundred.
+DISTANCE_SEARCH_WORK = 1_000
 
 
 # --- tokenizers ------------------------------------------------------------------------
@@ -148,9 +153,11 @@ class QuestionScore:
     absent: tuple[str, ...]
     # Examples whose deletion alone damages the question.
     damaged_by: tuple[int, ...]
-    # Fewest examples whose deletion damages it (None: no deletion can), and one such set.
+    # Fewest examples whose deletion damages it (None: no deletion can), and one such set;
+    # an upper bound when the search stopped (DISTANCE_SEARCH_WORK).
     distance: int | None
     distance_examples: tuple[int, ...]
+    distance_exact: bool = True
 
 
 @dataclass(frozen=True)
@@ -211,6 +218,11 @@ class PuzzleAnalysis:
     def smallest_distance(self) -> int | None:
         """The fewest examples whose deletion damages some question (None: none can)."""
         return min((q.distance for q in self.questions if q.distance is not None), default=None)
+
+    @property
+    def distances_exact(self) -> bool:
+        """Tell whether every deletion distance is exact (no search stopped)."""
+        return all(q.distance_exact for q in self.questions)
 
     def example(self, index: int) -> ExampleScore:
         return self.examples[index - 1]
@@ -297,7 +309,7 @@ def analyse(
 
     question_scores = []
     for question, alts, by, alt_masks in zip(questions, required, damaged_by, masks, strict=True):
-        best = _smallest_damaging_set(alt_masks)
+        best, exact = _smallest_damaging_set(alt_masks, work=DISTANCE_SEARCH_WORK)
         question_scores.append(
             QuestionScore(
                 id=question.id,
@@ -309,6 +321,7 @@ def analyse(
                 damaged_by=by,
                 distance=None if best is None else len(best),
                 distance_examples=best or (),
+                distance_exact=exact,
             )
         )
 
@@ -333,18 +346,29 @@ def greedy_deletion(analysis: PuzzleAnalysis, k: int) -> Deletion:
     nothing alone may together remove every occurrence of a token (see optimal_deletion).
     """
     k = _k_check(analysis, k)
+    return greedy_deletions(analysis, k)[-1] if k else Deletion((), ())
+
+
+def greedy_deletions(analysis: PuzzleAnalysis, k: int) -> tuple[Deletion, ...]:
+    """Return the greedy deletions of 1, 2, .., k examples (each extends the one before)."""
+    k = _k_check(analysis, k)
+    reachable = _reachable(analysis, k)
     deleted: list[int] = []
+    out = []
     for _ in range(k):
         best_j, best_damage = 0, -1
+        gone = _mask(deleted)
         for j in range(1, analysis.n_examples + 1):
             if j in deleted:
                 continue
-            damage = _damage(analysis, _mask([*deleted, j]))
+            with_j = gone | (1 << (j - 1))
+            damage = sum(1 for alts in reachable if _lost(alts, with_j))
             if damage > best_damage:
                 best_j, best_damage = j, damage
         deleted.append(best_j)
-    chosen = tuple(sorted(deleted))
-    return Deletion(deleted=chosen, damaged_questions=analysis.damaged_questions(chosen))
+        chosen = tuple(sorted(deleted))
+        out.append(Deletion(deleted=chosen, damaged_questions=analysis.damaged_questions(chosen)))
+    return tuple(out)
 
 
 def optimal_deletion(
@@ -361,13 +385,7 @@ def optimal_deletion(
         return OptimumSearch(k=k, combinations=total, cap=cap, best=None)
     best: tuple[int, ...] = ()
     best_damage = -1
-    # Only questions k deletions can damage (deletion distance at most k) can count; their
-    # token masks, with each token's examples as one bitmask, are all a subset is tested on.
-    reachable = [
-        alts
-        for q, alts in zip(analysis.questions, analysis.masks, strict=True)
-        if q.distance is not None and q.distance <= k
-    ]
+    reachable = _reachable(analysis, k)
     for chosen in combinations(range(1, analysis.n_examples + 1), k):
         gone = _mask(chosen)
         damage = sum(1 for alts in reachable if _lost(alts, gone))
@@ -423,8 +441,15 @@ def _lost(alternatives: tuple[tuple[int, ...], ...], gone: int) -> bool:
     return all(any(m & ~gone == 0 for m in alt) for alt in alternatives)
 
 
-def _damage(analysis: PuzzleAnalysis, gone: int) -> int:
-    return sum(1 for alts in analysis.masks if _lost(alts, gone))
+def _reachable(analysis: PuzzleAnalysis, k: int) -> list[tuple[tuple[int, ...], ...]]:
+    """Return the token masks of the questions k deletions may damage: those of deletion
+    distance at most k, or whose distance is only an upper bound. No other question can
+    count, so they are all a set of k deletions is tested on."""
+    return [
+        alts
+        for q, alts in zip(analysis.questions, analysis.masks, strict=True)
+        if q.distance is not None and (q.distance <= k or not q.distance_exact)
+    ]
 
 
 def _k_check(analysis: PuzzleAnalysis, k: int) -> int:
@@ -433,45 +458,84 @@ def _k_check(analysis: PuzzleAnalysis, k: int) -> int:
     return k
 
 
-def _smallest_damaging_set(alternatives: tuple[tuple[int, ...], ...]) -> tuple[int, ...] | None:
-    """Return the smallest set of examples whose deletion damages the question, or None.
+def _smallest_damaging_set(
+    alternatives: tuple[tuple[int, ...], ...], *, work: int = DISTANCE_SEARCH_WORK
+) -> tuple[tuple[int, ...] | None, bool]:
+    """Return the smallest set of examples whose deletion damages the question (None if no
+    deletion can), and whether it is exact.
 
     Damaging it means choosing, for every alternative, one required token and deleting all
     the examples holding it: the answer is the smallest union of one token mask per
-    alternative. Exact: a depth-first search over the alternatives, keeping per alternative
-    only its minimal masks (a superset of another mask never helps) and pruning any partial
-    union no smaller than the best found. Ties go to the first found, with masks tried by
-    size, then by the lower highest example.
+    alternative. A depth-first search over the alternatives, keeping per alternative only
+    its minimal masks (a superset of another mask never helps), pruning a partial union
+    when even a lower bound of what the rest adds (below) leaves it no smaller than the
+    best found. Ties go to the first found, with masks tried by size, then by the lower
+    highest example. After `work` (masks looked at) it stops: the best found so far, or if
+    none yet the first mask of each alternative, is an upper bound (exact False).
+
+    The lower bound: an alternative left adds at least as many examples as its mask with
+    the fewest outside the union, and alternatives whose masks reach pairwise disjoint
+    examples add disjoint ones: a greedy packing of such alternatives sums their least.
     """
     if not alternatives or any(not alt for alt in alternatives):
-        return None
+        return None, True
     options = []
     for alt in alternatives:
         unique = sorted(set(alt), key=lambda m: (m.bit_count(), m))
         minimal = [m for m in unique if not any(o != m and o & m == o for o in unique)]
         options.append(minimal)
     if len(options) == 1:
-        return _indices(options[0][0])
+        return _indices(options[0][0]), True
     options.sort(key=len)
+    reach = [0] * len(options)  # the examples each alternative's masks reach
+    for a, masks in enumerate(options):
+        for m in masks:
+            reach[a] |= m
+    # What a step at each depth costs: the masks the bound looks at, and one.
+    cost = [1 + sum(len(masks) for masks in options[depth:]) for depth in range(len(options))]
     best: int | None = None
+    left = work
+    stopped = False
+
+    def more(depth: int, union: int) -> int:
+        """A lower bound on the examples alternatives depth.. add to the union."""
+        taken = needed = 0
+        for a in range(depth, len(options)):
+            new = reach[a] & ~union
+            if new & taken == 0:
+                least = min((m & ~union).bit_count() for m in options[a])
+                if least:
+                    needed += least
+                    taken |= new
+        return needed
 
     def search(depth: int, union: int) -> None:
-        nonlocal best
-        if best is not None and union.bit_count() >= best.bit_count():
+        nonlocal best, left, stopped
+        if best is not None and union.bit_count() + more(depth, union) >= best.bit_count():
             return
         if depth == len(options):
             best = union
             return
+        if left <= 0:
+            stopped = True
+            return
+        left -= cost[depth]
         for m in options[depth]:
             search(depth + 1, union | m)
 
     search(0, 0)
-    return None if best is None else _indices(best)
+    exact = not stopped
+    if best is None:  # stopped before any complete choice: the first masks are one
+        best = 0
+        for masks in options:
+            best |= masks[0]
+    return _indices(best), exact
 
 
 __all__ = [
     "DEFAULT_TOKENIZER",
     "DIRECTIONS",
+    "DISTANCE_SEARCH_WORK",
     "MAX_COMBINATIONS",
     "TOKENIZERS",
     "TO_ENGLISH",
@@ -488,6 +552,7 @@ __all__ = [
     "analysis_report",
     "example_tokens",
     "greedy_deletion",
+    "greedy_deletions",
     "optimal_deletion",
     "question_required",
     "tokenizer_get",

@@ -41,6 +41,7 @@ def questions_table(page: PuzzlePage) -> Table:
         "damaged_by",
         "distance",
         "distance_examples",
+        "distance_exact",
     ]
     rows = [
         [
@@ -51,6 +52,7 @@ def questions_table(page: PuzzlePage) -> Table:
             _ids(q.damaged_by),
             "" if q.distance is None else q.distance,
             _ids(q.distance_examples),
+            int(q.distance_exact),
         ]
         for q in page.questions
     ]
@@ -115,6 +117,7 @@ def corpus_table(page: CorpusPage) -> Table:
         "fragile",
         "max_dq",
         "smallest_distance",
+        "distances_exact",
     ]
     rows = [
         [
@@ -128,6 +131,7 @@ def corpus_table(page: CorpusPage) -> Table:
             int(line.fragile),
             line.max_dq,
             "" if line.smallest_distance is None else line.smallest_distance,
+            int(line.distances_exact),
         ]
         for line in page.lines
     ]

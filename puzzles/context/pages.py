@@ -15,13 +15,14 @@ from django.core.cache import cache
 
 from ..models import ContextExample, ContextPuzzle, ContextQuestion
 from .analysis import (
+    DISTANCE_SEARCH_WORK,
     Deletion,
     Example,
     OptimumSearch,
     PuzzleAnalysis,
     Question,
     analyse,
-    greedy_deletion,
+    greedy_deletions,
     optimal_deletion,
 )
 from .charts import max_dq_bars
@@ -74,6 +75,7 @@ class QuestionLine:
     damaged_by: tuple[int, ...]
     distance: int | None
     distance_examples: tuple[int, ...]
+    distance_exact: bool
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,14 @@ class PuzzlePage:
     @property
     def smallest_distance(self) -> int | None:
         return self.analysis.smallest_distance
+
+    @property
+    def distances_exact(self) -> bool:
+        return self.analysis.distances_exact
+
+    @property
+    def distance_search_work(self) -> int:
+        return DISTANCE_SEARCH_WORK
 
     @property
     def singleton_count(self) -> int:
@@ -166,6 +176,7 @@ def puzzle_page(puzzle: ContextPuzzle, *, tokenizer: str, k: int) -> PuzzlePage:
             damaged_by=score.damaged_by,
             distance=score.distance,
             distance_examples=score.distance_examples,
+            distance_exact=score.distance_exact,
         )
         for q, score in zip(questions, analysis.questions, strict=True)
     )
@@ -187,12 +198,8 @@ def deletions_compared(
     """Return greedy against the exact optimum for 1..k deleted examples (k capped at n)."""
     top = min(k, analysis.n_examples)
     return tuple(
-        DeletionLine(
-            k=size,
-            greedy=greedy_deletion(analysis, size),
-            optimum=optimal_deletion(analysis, size, cap=cap),
-        )
-        for size in range(1, top + 1)
+        DeletionLine(k=size, greedy=greedy, optimum=optimal_deletion(analysis, size, cap=cap))
+        for size, greedy in enumerate(greedy_deletions(analysis, top), start=1)
     )
 
 
@@ -241,6 +248,7 @@ class CorpusLine:
     fragile: bool
     max_dq: int
     smallest_distance: int | None
+    distances_exact: bool
 
 
 @dataclass(frozen=True)
@@ -294,6 +302,7 @@ def corpus_page(*, tokenizer: str, chart: bool = True) -> CorpusPage:
                 fragile=analysis.fragile,
                 max_dq=analysis.max_dq,
                 smallest_distance=analysis.smallest_distance,
+                distances_exact=analysis.distances_exact,
             )
         )
     lines_t = tuple(lines)

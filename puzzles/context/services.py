@@ -12,6 +12,7 @@ from ..errors import ImportFailure
 from ..models import ContextExample, ContextPuzzle, ContextQuestion, Problem
 from ..untrusted import json_parse
 from .analysis import DIRECTIONS, Example, Question, analyse
+from .limits import puzzle_size_check
 from .rosetta import ConversionError, ProblemTask, conversion_lines, rosetta_convert
 
 _SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -190,6 +191,7 @@ def _puzzle_spec(entry: object, *, file: str, where: str) -> PuzzleSpec:
             )
         ids[question.id] = inner
         specs_questions.append(question)
+    puzzle_size_check(specs_examples, tuple(specs_questions), file=file, where=where)
     return PuzzleSpec(
         slug=slug,
         title=title,
@@ -349,6 +351,7 @@ def puzzle_from_problem(
         )
     except ConversionError as exc:
         raise ImportFailure(exc.message, file=where, field=exc.field) from None
+    puzzle_size_check(conversion.examples, conversion.questions, file=where)
     language = problem.language_name or problem.title or problem.language_label
     spec = PuzzleSpec(
         slug=slug,

@@ -67,3 +67,24 @@ def test_an_error_names_file_line_and_field_and_creates_nothing(tmp_path):
     assert not User.objects.exists()
     with pytest.raises(CommandError, match="No such file"):
         _run(tmp_path / "missing.csv")
+
+
+@pytest.mark.parametrize("dry_run", [(), ("--dry-run",)])
+def test_a_nul_in_a_name_is_refused_with_line_and_field(tmp_path, dry_run):
+    path = tmp_path / "jury.csv"
+    path.write_text(CSV + "x1,Ex\x00Machina,,juror\n", encoding="utf-8")
+    with pytest.raises(CommandError) as caught:
+        _run(path, *dry_run)
+    assert str(caught.value) == (
+        f"{path}, line 4, field 'name': the name holds the control character U+0000; remove it"
+    )
+    assert not User.objects.exists()
+
+
+def test_text_that_is_not_utf8_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "jury.csv"
+    path.write_bytes(CSV.encode() + b"x1,Ren\xe9,,juror\n")
+    with pytest.raises(CommandError) as caught:
+        _run(path)
+    assert str(caught.value) == f"{path}, line 4: not UTF-8 text"
+    assert not User.objects.exists()

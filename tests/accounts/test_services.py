@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from datetime import datetime, timedelta
 from unittest import mock
 
@@ -76,7 +75,7 @@ GOOD = "username,name,email,role\nj1,Jo One,j1@example.org,juror\nc1,Cy,c1@examp
 
 
 def test_import_creates_every_row():
-    users = accounts_import(io.StringIO(GOOD + "o1,,,organizer\n"), file="jury.csv")
+    users = accounts_import((GOOD + "o1,,,organizer\n").encode(), file="jury.csv")
     assert [u.username for u in users] == ["j1", "c1", "o1"]
     assert _roles("c1") == {"chair", "juror"}
     assert not any(u.has_usable_password() for u in User.objects.all())
@@ -91,12 +90,14 @@ def test_import_creates_every_row():
         ("x1,,x1@,juror\n", "jury.csv, line 4, field 'email': 'x1@' is not an email address"),
         (",Nobody,,juror\n", "jury.csv, line 4, field 'username': the username is blank"),
         ("x1,,,juror,extra\n", "jury.csv, line 4: 5 fields, the header has 4"),
+        ('x1,"Jo\nOne",,juror\n', "jury.csv, line 4, field 'name': the name holds the control"),
+        ("\nx1,,,grader\n", "jury.csv, line 5, field 'role': unknown role 'grader'"),
     ],
 )
 def test_import_names_file_line_and_field_and_writes_nothing(extra, where):
     User.objects.create_user(username="taken")
     with pytest.raises(AccountError) as caught:
-        accounts_import(io.StringIO(GOOD + extra), file="jury.csv")
+        accounts_import((GOOD + extra).encode(), file="jury.csv")
     assert str(caught.value).startswith(where), str(caught.value)
     assert list(User.objects.values_list("username", flat=True)) == ["taken"]
 
@@ -111,7 +112,7 @@ def test_import_names_file_line_and_field_and_writes_nothing(extra, where):
 )
 def test_import_checks_the_header(header, where):
     with pytest.raises(AccountError) as caught:
-        accounts_import(io.StringIO(header + "\nj1,,,juror\n"), file="jury.csv")
+        accounts_import((header + "\nj1,,,juror\n").encode(), file="jury.csv")
     assert str(caught.value).startswith(where), str(caught.value)
     assert not User.objects.exists()
 

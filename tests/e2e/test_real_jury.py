@@ -152,20 +152,22 @@ def set_password(page, link: str, password: str) -> None:
 
 
 def create_account(page, username: str, name: str, role: str) -> str:
-    """Create an account with the Accounts page's form; return the link its message shows."""
+    """Create an account with the Accounts page's form; return the link the page shows."""
     form = page.locator("form[action$='/accounts/create/']")
     form.locator("[name=username]").fill(username)
     form.locator("[name=name]").fill(name)
     form.locator("[name=email]").fill(f"{username}@example.org")
     form.locator("[name=role]").select_option(role)
     form.locator("button[type=submit]").click()
-    message = page.locator(".messages li", has_text=f"Account {username} created")
-    expect(message).to_have_count(1)
-    found = re.search(r"Set-password link \([^)]*\): (\S+)$", message.inner_text().strip())
-    assert found, message.inner_text()
-    row = page.locator("tbody tr", has=page.locator(f"code:text-is('{username}')"))
+    expect(page.locator(".new-links [role=status]")).to_contain_text(f"Account {username} created")
+    named = page.locator(f"code:text-is('{username}')")
+    new = page.get_by_role("region", name="New set-password links").locator("tbody tr", has=named)
+    expect(new).to_have_count(1)
+    link = new.locator("td.link").inner_text().strip()
+    assert re.fullmatch(r"https?://\S+/reset/\S+/\S+/", link), link
+    row = page.get_by_role("region", name="Accounts").locator("tbody tr", has=named)
     expect(row).to_contain_text("no password yet")
-    return found.group(1)
+    return link
 
 
 def settle(page) -> None:

@@ -326,6 +326,16 @@ def test_next_discrepancy_opens_its_form_or_says_none_is_left(client, sheet):
     assert client.get(url)["Location"] == reverse("grading:sheet", args=args)
 
 
+@pytest.mark.parametrize("criterion", ["\u00b2", "\u0661", "9" * 5000, "-1", " 1", ""])
+def test_a_malformed_after_starts_from_the_first_open_discrepancy(client, sheet, criterion):
+    # "²" and "١" pass str.isdigit() but int() refuses them; 5,000 digits pass its limit.
+    client.force_login(sheet.chair)
+    url = reverse("grading:sheet_next", args=[sheet.problem.competition.slug, sheet.problem.number])
+    response = client.get(url, {"after": f"P9-0001:{criterion}"})
+    first = reverse("grading:thread", args=["P9-0001", sheet.criteria["a"].pk])
+    assert (response.status_code, response["Location"]) == (302, first)
+
+
 def test_cell_states_are_what_the_consensus_rule_says(sheet):
     page = sheet_page(sheet.problem, sheet.chair, SheetFilters())
     states = [[c.state.status for c in row.cells] for row in page.rows]

@@ -38,18 +38,17 @@ class Command(AppCommand):
         path: Path = options["file"]
         base_url = options["base_url"] or settings.IOLEVAL_BASE_URL
         try:
-            with path.open(encoding="utf-8-sig", newline="") as stream:
-                if options["dry_run"]:
-                    specs = accounts_read(stream, file=str(path))
-                    for spec in specs:
-                        self.stdout.write(f"{spec.username}\t{spec.role}\twould be created")
-                    self.stderr.write(f"{len(specs)} accounts checked; nothing created (dry run)")
-                    return
-                users = accounts_import(stream, file=str(path))
+            data = path.read_bytes()
         except OSError as exc:
             raise CommandError(f"{path}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise CommandError(f"{path}: not UTF-8 text") from None
+        try:
+            if options["dry_run"]:
+                specs = accounts_read(data, file=str(path))
+                for spec in specs:
+                    self.stdout.write(f"{spec.username}\t{spec.role}\twould be created")
+                self.stderr.write(f"{len(specs)} accounts checked; nothing created (dry run)")
+                return
+            users = accounts_import(data, file=str(path))
         except AccountError as exc:
             raise CommandError(str(exc)) from None
         for user in users:

@@ -120,6 +120,9 @@ def test_import_stores_matches_systems_and_replaces(competition):
         ("Alpha,1,lexicon,q,maybe\n", 3, "correct", "not a boolean"),
         ("Alpha,1,lexicon,q1,1\n", 3, "item", "first on line 2"),
         (",1,lexicon,q,1\n", 3, "model", "model is empty"),
+        # int() refuses texts of over 4,300 digits with an error of its own (it was a 500).
+        ("Alpha," + "9" * 5000 + ",lexicon,q,1\n", 3, "problem", "'9999999999"),
+        ("Alpha,2147483648,lexicon,q,1\n", 3, "problem", "not a problem number"),
     ],
 )
 def test_import_refusals_name_file_line_field_and_write_nothing(
@@ -234,6 +237,11 @@ def test_upload_post_redirect_get(organizer_client, competition):
     bad.name = "bad.csv"
     response = organizer_client.post(url, {"file": bad}, follow=True)
     assert "bad.csv, line 2, field &#x27;problem&#x27;" in response.content.decode()
+    assert ProbeResult.objects.count() == 3
+    huge = io.BytesIO(b"model,problem,probe_type,item,correct\nAlpha," + b"9" * 5000 + b",x,q,1\n")
+    huge.name = "huge.csv"
+    response = organizer_client.post(url, {"file": huge}, follow=True)
+    assert "huge.csv, line 2, field &#x27;problem&#x27;" in response.content.decode()
     assert ProbeResult.objects.count() == 3
 
 

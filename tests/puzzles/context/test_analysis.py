@@ -210,20 +210,106 @@ def test_the_analysis_module_is_pure():
     assert not any(name.startswith(("django", "puzzles", "grading")) for name in imported)
 
 
+@pytest.mark.parametrize("work", [None, 1])
 @pytest.mark.parametrize("seed", range(6))
-def test_the_exact_optimum_is_every_subsets_best(seed):
-    """The search skips questions k deletions cannot reach: the best damage is unchanged."""
+def test_the_exact_optimum_is_every_subsets_best(seed, work, monkeypatch):
+    """The search skips questions k deletions cannot reach: the best damage is unchanged,
+    also when distance searches stopped early (work 1) and their distances are bounds."""
     import random
     from itertools import combinations
 
-    from puzzles.context.analysis import analyse, optimal_deletion
+    from puzzles.context import analysis as module
+    from puzzles.context.analysis import (
+        analyse,
+        greedy_deletion,
+        greedy_deletions,
+        optimal_deletion,
+    )
     from tests.puzzles.context.random_puzzles import random_puzzle
 
+    if work is not None:
+        monkeypatch.setattr(module, "DISTANCE_SEARCH_WORK", work)
     spec = random_puzzle(random.Random(seed), slug=f"p{seed}", n_examples=12, n_questions=10)
     analysis = analyse(spec.examples, spec.questions)
+    assert analysis.distances_exact or work == 1
     for k in (1, 2, 3):
         best = max(
             len(analysis.damaged_questions(chosen))
             for chosen in combinations(range(1, analysis.n_examples + 1), k)
         )
         assert optimal_deletion(analysis, k).best.damage == best
+        # Greedy's k-th step extends its (k-1)-th; each step takes the most damaging example.
+        assert greedy_deletions(analysis, 3)[k - 1] == greedy_deletion(analysis, k)
+        before = set(greedy_deletion(analysis, k - 1).deleted) if k > 1 else set()
+        after = greedy_deletion(analysis, k)
+        assert before < set(after.deleted)
+        assert after.damage == max(
+            len(analysis.damaged_questions(sorted(before | {j})))
+            for j in range(1, analysis.n_examples + 1)
+            if j not in before
+        )
+
+
+def _smallest_union(alternatives) -> int | None:
+    """The smallest union of one mask per alternative, by trying every choice."""
+    from itertools import product
+
+    if not alternatives or any(not alt for alt in alternatives):
+        return None
+    return min(_or(choice).bit_count() for choice in product(*alternatives))
+
+
+def _or(masks) -> int:
+    union = 0
+    for m in masks:
+        union |= m
+    return union
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_distance_search_finds_the_smallest_damaging_set(seed):
+    import random
+
+    from puzzles.context.analysis import _indices, _smallest_damaging_set
+
+    rng = random.Random(seed)
+    examples = rng.randint(1, 10)
+    alternatives = tuple(
+        tuple(
+            _or(1 << rng.randrange(examples) for _ in range(rng.randint(1, 3)))
+            for _ in range(rng.randint(1, 4))
+        )
+        for _ in range(rng.randint(1, 5))
+    )
+    found, exact = _smallest_damaging_set(alternatives)
+    assert exact
+    assert len(found) == _smallest_union(alternatives)
+    # It damages the question: each alternative loses a token whose examples are all in it.
+    gone = sum(1 << (j - 1) for j in found)
+    assert all(any(m & ~gone == 0 for m in alt) for alt in alternatives)
+    assert found == _indices(gone)
+
+
+def test_the_distance_search_stops_and_says_its_distance_is_an_upper_bound():
+    import random
+
+    from puzzles.context.analysis import DISTANCE_SEARCH_WORK, _smallest_damaging_set
+
+    # Ten accepted answers of ten words, each word in two of 40 examples: a hitting-set
+    # instance the pruned search could spend 10^10 steps on.
+    rng = random.Random(7)
+    alternatives = tuple(
+        tuple((1 << rng.randrange(40)) | (1 << rng.randrange(40)) for _ in range(10))
+        for _ in range(10)
+    )
+    found, exact = _smallest_damaging_set(alternatives, work=DISTANCE_SEARCH_WORK)
+    assert not exact
+    gone = sum(1 << (j - 1) for j in found)
+    assert all(any(m & ~gone == 0 for m in alt) for alt in alternatives)
+    # The same instance with room enough is searched to the end, and no larger.
+    exact_found, done = _smallest_damaging_set(alternatives, work=10**9)
+    assert done and len(exact_found) <= len(found)
+    # Disjoint answers (each word in its own example) are settled at once by the bound.
+    disjoint = tuple(tuple(1 << (10 * a + w) for w in range(10)) for a in range(10))
+    found, exact = _smallest_damaging_set(disjoint)
+    assert exact and len(found) == 10

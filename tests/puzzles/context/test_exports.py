@@ -53,7 +53,16 @@ def test_the_tokenizer_option_reaches_the_export(organizer_client, demo_puzzles)
 
 def test_questions_and_deletions_tables(organizer_client, demo_puzzles):
     questions = _rows(_export(organizer_client, "demo-ubrenti", "questions", "csv"))
-    assert questions[2] == ["B", "to_foreign", "apa=r sulu rewa / apa=r rewa", "", "4", "1", "4"]
+    assert questions[2] == [
+        "B",
+        "to_foreign",
+        "apa=r sulu rewa / apa=r rewa",
+        "",
+        "4",
+        "1",
+        "4",
+        "1",
+    ]
     deletions = _rows(_export(organizer_client, "demo-tolmeric", "deletions", "csv", k="3"))
     assert [r[:5] for r in deletions[1:]] == [
         ["1", "6", "2", "6", "2"],
