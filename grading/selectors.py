@@ -20,6 +20,7 @@ from django.urls import reverse
 from ioleval.roles import CHAIR, ORGANIZER, has_role
 from puzzles.models import Competition, Output, Problem, System
 
+from .access import chair_access, chair_refusal
 from .consensus import AGREED, DECIDED, DISCREPANT, PENDING, CellState, cell_state
 from .models import (
     Assignment,
@@ -63,16 +64,13 @@ def thread_access(user, paper: Paper) -> Assignment | None:
 
     A juror reaches the threads of their own papers once they submitted them; a chair or
     organizer reaches a problem's threads once they grade none of its papers any longer,
-    the sheet's rule. Anyone else gets 404, or 403 while still grading.
+    the sheet's rule (grading.access). Anyone else gets 404, or 403 while still grading.
     """
     own = Assignment.objects.filter(paper=paper, juror=user).first()
     if own is None:
         if not has_role(user, CHAIR, ORGANIZER):
             raise Http404("no such paper of yours")
-        if Assignment.objects.filter(
-            paper__problem_id=paper.problem_id, juror=user, submitted_at__isnull=True
-        ).exists():
-            raise PermissionDenied("submit your own papers of this problem first")
+        chair_access(user, paper.problem, act=False)
     elif not own.is_submitted:
         raise PermissionDenied("submit your own marks of this paper first")
     return own
@@ -814,19 +812,10 @@ class SheetPage:
         return sum(c.is_open for r in self.rows for c in r.cells)
 
 
-def sheet_access(problem: Problem, user) -> None:
-    """Refuse (403) a problem's sheet, overview and decisions to whoever still grades one
-    of its papers."""
-    if Assignment.objects.filter(
-        paper__problem=problem, juror=user, submitted_at__isnull=True
-    ).exists():
-        raise PermissionDenied("submit your own papers of this problem first")
-
-
 def sheet_page(problem: Problem, user, filters: SheetFilters) -> SheetPage:
     """The comparison sheet of a problem for a chair or organizer who grades none of its
-    papers any longer (403 while they still do)."""
-    sheet_access(problem, user)
+    papers any longer (403 while they still do: grading.access, the chair's one rule)."""
+    chair_access(user, problem, act=False)
     jury = problem_jury(problem)
     criteria, rows = comparison_sheet(problem, tolerance=jury.tolerance)
     rows = filters.apply(rows)
@@ -862,11 +851,12 @@ class ThreadPage:
     own: Assignment | None  # the user's own assignment of the paper
     resolution: Resolution | None
     comments: list[DiscussionComment]
-    is_chair: bool
+    is_chair: bool  # the user may act here as the chair (grading.access)
     finalized: bool
     still_grading: int  # jurors of the paper who have not submitted it
     history: list[MarkChange]  # the chair's view of the marks' changes
     decision_history: list[MarkChange]
+    chair_waits: str = ""  # why a chair may not act here yet (grading.access)
 
     @property
     def may_comment(self) -> bool:
@@ -884,7 +874,10 @@ def thread_page(paper: Paper, criterion: Criterion, user) -> ThreadPage:
         .order_by("assignment__juror__username")
     )
     resolution = Resolution.objects.filter(paper=paper, criterion=criterion).first()
-    is_chair = has_role(user, CHAIR)
+    # The chair's part of the page (decision, history) follows the chair's one rule: a chair
+    # who grades another paper of the problem reads their own thread as a juror.
+    chair_waits = chair_refusal(user, paper.problem, act=True) if has_role(user, CHAIR) else ""
+    is_chair = has_role(user, CHAIR) and not chair_waits
     history: list = []
     if is_chair:
         # Submitted papers only (a draft is its juror's until submitted), and the criterion's
@@ -920,6 +913,7 @@ def thread_page(paper: Paper, criterion: Criterion, user) -> ThreadPage:
         still_grading=paper.assignments.filter(submitted_at__isnull=True).count(),
         history=mark_changes(history),
         decision_history=decision_changes(resolution) if resolution and is_chair else [],
+        chair_waits=chair_waits,
     )
 
 
