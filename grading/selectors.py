@@ -35,6 +35,7 @@ from .models import (
     Resolution,
     Rubric,
 )
+from .selectors_blind import NotBlind, not_blind
 from .sheet_rules import DEFAULT_SORT, SORTS, absolute_differences, sort_rows
 from .text import explanation_html, item_prompts, points_text
 
@@ -981,7 +982,7 @@ class JuryOverviewPage:
     systems: list  # every system, by tier and name, for the selection form
     selected: set[str]  # names of the systems with papers
     progress: list[ProblemProgress]
-    not_blind: list[str]  # group members who are organizers (they see system names)
+    not_blind: list[NotBlind]  # group members and juror accounts not blind for it, and why
     tags: list[str]  # the observation tags' names
 
 
@@ -1009,10 +1010,6 @@ def jury_overview_page(competition: Competition) -> JuryOverviewPage:
     groups: dict[int, list[str]] = defaultdict(list)
     for problem_id, username in members.values_list("problem_id", "juror__username"):
         groups[problem_id].append(username)
-    # Members made organizers after they joined (problem_jurors_set refuses organizers).
-    not_blind = members.filter(
-        Q(juror__is_superuser=True) | Q(juror__groups__name=ORGANIZER)
-    ).values_list("juror__username", flat=True)
     progress = []
     for problem in problems:
         criteria, rows = comparison_sheet(problem)
@@ -1032,7 +1029,7 @@ def jury_overview_page(competition: Competition) -> JuryOverviewPage:
         systems=list(competition.systems.order_by("tier", "name")),
         selected=selected,
         progress=progress,
-        not_blind=sorted(set(not_blind)),
+        not_blind=not_blind(competition),
         tags=list(competition.tags.values_list("name", flat=True)),
     )
 
