@@ -133,15 +133,61 @@ def external_system_ids(system_ids: Iterable[int]) -> set[int]:
     )
 
 
+def papers_held_elsewhere(papers):
+    """Keep the papers whose answers are held elsewhere (answers_held_elsewhere's rule as a
+    query): an external system's, without an output of the paper's problem here."""
+    outputs = Output.objects.filter(
+        system=OuterRef("system_id"), task__problem=OuterRef("problem_id")
+    )
+    return papers.filter(system__external=True).exclude(Exists(outputs))
+
+
 def paper_held_elsewhere(paper: Paper) -> bool:
     """Return whether the paper's answers are held elsewhere (one query)."""
-    return (
-        System.objects.filter(pk=paper.system_id, external=True)
-        .exclude(
-            Exists(Output.objects.filter(system=OuterRef("pk"), task__problem=paper.problem_id))
+    return papers_held_elsewhere(Paper.objects.filter(pk=paper.pk)).exists()
+
+
+@dataclass(frozen=True)
+class Recognisable:
+    """A selected system whose papers of some problems hold no answers here: their jurors
+    see it, so these papers do not look like the others."""
+
+    system: str
+    problems: list[int]
+
+    def line(self) -> str:
+        """Return the warning as a command prints it."""
+        return f"warning: {self.text}"
+
+    @property
+    def text(self) -> str:
+        numbers = ", ".join(map(str, self.problems))
+        plural = "s" if len(self.problems) != 1 else ""
+        return (
+            f"the papers of {self.system} (problem{plural} {numbers}) will be"
+            " recognisable: their answers are held elsewhere, so their jurors read a note in"
+            " place of the answers and can tell them from every other paper. Import the"
+            " system's outputs (Import outputs, or manage.py import_outputs) and its papers"
+            " look like every other paper"
         )
-        .exists()
-    )
+
+
+def papers_recognisable(
+    competition: Competition, system_names: Iterable[str] | None = None
+) -> list[Recognisable]:
+    """Return the systems with papers held elsewhere (of these systems, or of all), by name,
+    with their problems (one query)."""
+    papers = Paper.objects.filter(problem__competition=competition)
+    if system_names is not None:
+        papers = papers.filter(system__name__in=list(system_names))
+    problems: dict[str, list[int]] = defaultdict(list)
+    for name, number in (
+        papers_held_elsewhere(papers)
+        .order_by("system__name", "problem__number")
+        .values_list("system__name", "problem__number")
+    ):
+        problems[name].append(number)
+    return [Recognisable(name, numbers) for name, numbers in problems.items()]
 
 
 @dataclass
@@ -984,6 +1030,7 @@ class JuryOverviewPage:
     progress: list[ProblemProgress]
     not_blind: list[NotBlind]  # group members and juror accounts not blind for it, and why
     tags: list[str]  # the observation tags' names
+    recognisable: list[Recognisable]  # selected systems whose papers hold no answers here
 
 
 def jury_overview_page(competition: Competition) -> JuryOverviewPage:
@@ -1031,6 +1078,7 @@ def jury_overview_page(competition: Competition) -> JuryOverviewPage:
         progress=progress,
         not_blind=not_blind(competition),
         tags=list(competition.tags.values_list("name", flat=True)),
+        recognisable=papers_recognisable(competition),
     )
 
 

@@ -38,7 +38,7 @@ from ..rubric_uploads import (
     rubric_upload_fields,
     rubric_upload_read,
 )
-from ..selectors import jury_overview_page, rubric_criteria, totals_page
+from ..selectors import jury_overview_page, papers_recognisable, rubric_criteria, totals_page
 
 
 @require_GET
@@ -77,6 +77,8 @@ def select_systems(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     def action() -> str:
         names = form_data(form)["systems"]
         papers = services.papers_create(competition=competition, system_names=names)
+        for recognisable in papers_recognisable(competition, names):
+            messages.warning(request, recognisable.text)
         return f"{len(papers)} papers created"
 
     return _back(request, slug, action)
