@@ -9,6 +9,7 @@ from .models import (
     DiscussionComment,
     Mark,
     ObservationTag,
+    PairsSeen,
     Paper,
     ProblemJuror,
     ProblemJury,
@@ -69,6 +70,16 @@ class MarkAdmin(ReadOnly, SimpleHistoryAdmin):
 @admin.register(Resolution)
 class ResolutionAdmin(ReadOnly, SimpleHistoryAdmin):
     list_display = ["paper", "criterion", "points", "kind", "decided_by", "decided_at"]
+
+
+@admin.register(PairsSeen)
+class PairsSeenAdmin(ReadOnly, SimpleHistoryAdmin):
+    """Who is not blind for which competition, since when, and who confirmed giving them
+    papers of it (written by the pages and commands, never here)."""
+
+    list_display = ["user", "competition", "source", "seen_at", "confirmed_by", "confirmed_at"]
+    list_filter = ["competition"]
+    search_fields = ["user__username"]
 
 
 @admin.register(ObservationTag)

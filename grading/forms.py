@@ -56,8 +56,13 @@ def _system_label(system) -> str:
     return f"{system.name} ({system.tier})"
 
 
+ALLOW_SEEN_LABEL = "also jurors who are not blind for this competition (listed above)"
+
+
 class AssignForm(forms.Form):
     per_paper = forms.IntegerField(min_value=1, max_value=20, initial=2)
+    # The organizer's confirmation, recorded by jurors_assign (grading.models.PairsSeen).
+    allow_seen = forms.BooleanField(required=False, label=ALLOW_SEEN_LABEL)
 
 
 class GroupForm(forms.Form):
@@ -65,6 +70,7 @@ class GroupForm(forms.Form):
 
     problem = forms.IntegerField(min_value=1)
     jurors = forms.MultipleChoiceField(choices=(), widget=forms.CheckboxSelectMultiple)
+    allow_seen = forms.BooleanField(required=False, label=ALLOW_SEEN_LABEL)
 
     def __init__(self, *args, candidates=(), **kwargs):
         super().__init__(*args, **kwargs)

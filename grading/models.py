@@ -341,3 +341,31 @@ class AnswerProposal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task} item {self.item_number}: {self.answer!r} ({self.status})"
+
+
+class PairsSeen(models.Model):
+    """A user was shown which system wrote which paper of a competition: not blind for it.
+
+    Written once, by the first page or file that showed a paper code beside its system;
+    later views write nothing. Assigning such a user papers of the competition takes an
+    organizer's confirmation, recorded here (the latest) and in the history (every one).
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="+")
+    source = models.CharField(max_length=100, help_text="What showed the pairs first.")
+    seen_at = models.DateTimeField(auto_now_add=True)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["competition", "user"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "competition"], name="pairsseen_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} saw the pairs of {self.competition} ({self.source})"

@@ -21,6 +21,7 @@ from ioleval.roles import CHAIR, ORGANIZER, has_role
 from puzzles.jury import ScaleStatus
 from puzzles.models import Competition, Output, Problem, System
 
+from .access import chair_access, chair_refusal
 from .consensus import AGREED, DECIDED, DISCREPANT, PENDING, CellState, cell_state
 from .models import (
     Assignment,
@@ -36,6 +37,7 @@ from .models import (
     Rubric,
 )
 from .scale import MEDALS, JuryScale, scale_moves
+from .selectors_blind import NotBlind, not_blind
 from .sheet_rules import DEFAULT_SORT, SORTS, absolute_differences, sort_rows
 from .text import explanation_html, item_prompts, points_text
 
@@ -65,16 +67,13 @@ def thread_access(user, paper: Paper) -> Assignment | None:
 
     A juror reaches the threads of their own papers once they submitted them; a chair or
     organizer reaches a problem's threads once they grade none of its papers any longer,
-    the sheet's rule. Anyone else gets 404, or 403 while still grading.
+    the sheet's rule (grading.access). Anyone else gets 404, or 403 while still grading.
     """
     own = Assignment.objects.filter(paper=paper, juror=user).first()
     if own is None:
         if not has_role(user, CHAIR, ORGANIZER):
             raise Http404("no such paper of yours")
-        if Assignment.objects.filter(
-            paper__problem_id=paper.problem_id, juror=user, submitted_at__isnull=True
-        ).exists():
-            raise PermissionDenied("submit your own papers of this problem first")
+        chair_access(user, paper.problem, act=False)
     elif not own.is_submitted:
         raise PermissionDenied("submit your own marks of this paper first")
     return own
@@ -136,15 +135,61 @@ def external_system_ids(system_ids: Iterable[int]) -> set[int]:
     )
 
 
+def papers_held_elsewhere(papers):
+    """Keep the papers whose answers are held elsewhere (answers_held_elsewhere's rule as a
+    query): an external system's, without an output of the paper's problem here."""
+    outputs = Output.objects.filter(
+        system=OuterRef("system_id"), task__problem=OuterRef("problem_id")
+    )
+    return papers.filter(system__external=True).exclude(Exists(outputs))
+
+
 def paper_held_elsewhere(paper: Paper) -> bool:
     """Return whether the paper's answers are held elsewhere (one query)."""
-    return (
-        System.objects.filter(pk=paper.system_id, external=True)
-        .exclude(
-            Exists(Output.objects.filter(system=OuterRef("pk"), task__problem=paper.problem_id))
+    return papers_held_elsewhere(Paper.objects.filter(pk=paper.pk)).exists()
+
+
+@dataclass(frozen=True)
+class Recognisable:
+    """A selected system whose papers of some problems hold no answers here: their jurors
+    see it, so these papers do not look like the others."""
+
+    system: str
+    problems: list[int]
+
+    def line(self) -> str:
+        """Return the warning as a command prints it."""
+        return f"warning: {self.text}"
+
+    @property
+    def text(self) -> str:
+        numbers = ", ".join(map(str, self.problems))
+        plural = "s" if len(self.problems) != 1 else ""
+        return (
+            f"the papers of {self.system} (problem{plural} {numbers}) will be"
+            " recognisable: their answers are held elsewhere, so their jurors read a note in"
+            " place of the answers and can tell them from every other paper. Import the"
+            " system's outputs (Import outputs, or manage.py import_outputs) and its papers"
+            " look like every other paper"
         )
-        .exists()
-    )
+
+
+def papers_recognisable(
+    competition: Competition, system_names: Iterable[str] | None = None
+) -> list[Recognisable]:
+    """Return the systems with papers held elsewhere (of these systems, or of all), by name,
+    with their problems (one query)."""
+    papers = Paper.objects.filter(problem__competition=competition)
+    if system_names is not None:
+        papers = papers.filter(system__name__in=list(system_names))
+    problems: dict[str, list[int]] = defaultdict(list)
+    for name, number in (
+        papers_held_elsewhere(papers)
+        .order_by("system__name", "problem__number")
+        .values_list("system__name", "problem__number")
+    ):
+        problems[name].append(number)
+    return [Recognisable(name, numbers) for name, numbers in problems.items()]
 
 
 @dataclass
@@ -815,19 +860,10 @@ class SheetPage:
         return sum(c.is_open for r in self.rows for c in r.cells)
 
 
-def sheet_access(problem: Problem, user) -> None:
-    """Refuse (403) a problem's sheet, overview and decisions to whoever still grades one
-    of its papers."""
-    if Assignment.objects.filter(
-        paper__problem=problem, juror=user, submitted_at__isnull=True
-    ).exists():
-        raise PermissionDenied("submit your own papers of this problem first")
-
-
 def sheet_page(problem: Problem, user, filters: SheetFilters) -> SheetPage:
     """The comparison sheet of a problem for a chair or organizer who grades none of its
-    papers any longer (403 while they still do)."""
-    sheet_access(problem, user)
+    papers any longer (403 while they still do: grading.access, the chair's one rule)."""
+    chair_access(user, problem, act=False)
     jury = problem_jury(problem)
     criteria, rows = comparison_sheet(problem, tolerance=jury.tolerance)
     rows = filters.apply(rows)
@@ -864,11 +900,12 @@ class ThreadPage:
     own: Assignment | None  # the user's own assignment of the paper
     resolution: Resolution | None
     comments: list[DiscussionComment]
-    is_chair: bool
+    is_chair: bool  # the user may act here as the chair (grading.access)
     finalized: bool
     still_grading: int  # jurors of the paper who have not submitted it
     history: list[MarkChange]  # the chair's view of the marks' changes
     decision_history: list[MarkChange]
+    chair_waits: str = ""  # why a chair may not act here yet (grading.access)
 
     @property
     def may_comment(self) -> bool:
@@ -886,7 +923,10 @@ def thread_page(paper: Paper, criterion: Criterion, user) -> ThreadPage:
         .order_by("assignment__juror__username")
     )
     resolution = Resolution.objects.filter(paper=paper, criterion=criterion).first()
-    is_chair = has_role(user, CHAIR)
+    # The chair's part of the page (decision, history) follows the chair's one rule: a chair
+    # who grades another paper of the problem reads their own thread as a juror.
+    chair_waits = chair_refusal(user, paper.problem, act=True) if has_role(user, CHAIR) else ""
+    is_chair = has_role(user, CHAIR) and not chair_waits
     history: list = []
     if is_chair:
         # Submitted papers only (a draft is its juror's until submitted), and the criterion's
@@ -922,6 +962,7 @@ def thread_page(paper: Paper, criterion: Criterion, user) -> ThreadPage:
         still_grading=paper.assignments.filter(submitted_at__isnull=True).count(),
         history=mark_changes(history),
         decision_history=decision_changes(resolution) if resolution and is_chair else [],
+        chair_waits=chair_waits,
     )
 
 
@@ -991,8 +1032,9 @@ class JuryOverviewPage:
     systems: list  # every system, by tier and name, for the selection form
     selected: set[str]  # names of the systems with papers
     progress: list[ProblemProgress]
-    not_blind: list[str]  # group members who are organizers (they see system names)
+    not_blind: list[NotBlind]  # group members and juror accounts not blind for it, and why
     tags: list[str]  # the observation tags' names
+    recognisable: list[Recognisable]  # selected systems whose papers hold no answers here
 
 
 def jury_overview_page(competition: Competition) -> JuryOverviewPage:
@@ -1019,10 +1061,6 @@ def jury_overview_page(competition: Competition) -> JuryOverviewPage:
     groups: dict[int, list[str]] = defaultdict(list)
     for problem_id, username in members.values_list("problem_id", "juror__username"):
         groups[problem_id].append(username)
-    # Members made organizers after they joined (problem_jurors_set refuses organizers).
-    not_blind = members.filter(
-        Q(juror__is_superuser=True) | Q(juror__groups__name=ORGANIZER)
-    ).values_list("juror__username", flat=True)
     progress = []
     for problem in problems:
         criteria, rows = comparison_sheet(problem)
@@ -1042,8 +1080,9 @@ def jury_overview_page(competition: Competition) -> JuryOverviewPage:
         systems=list(competition.systems.order_by("tier", "name")),
         selected=selected,
         progress=progress,
-        not_blind=sorted(set(not_blind)),
+        not_blind=not_blind(competition),
         tags=list(competition.tags.values_list("name", flat=True)),
+        recognisable=papers_recognisable(competition),
     )
 
 

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404
 
 from puzzles.models import Problem
 
+from .access import chair_access
 from .consensus import AGREED, DECIDED, DISCREPANT, PENDING
 from .models import Assignment, Criterion, Paper, ProblemJury
 from .selectors import (
@@ -21,7 +22,6 @@ from .selectors import (
     paper_answers_of,
     paper_held_elsewhere,
     problem_jury,
-    sheet_access,
     sheet_page,
 )
 from .sheet_rules import next_open
@@ -86,7 +86,7 @@ def juror_progress(rows: list[tuple[str, bool, int]]) -> list[JurorProgress]:
 
 def chair_overview_page(problem: Problem, user) -> ChairOverviewPage:
     """A problem's progress for its chair: papers per juror by progress, cells by state."""
-    sheet_access(problem, user)
+    chair_access(user, problem, act=False)
     jury = problem_jury(problem)
     criteria, rows = comparison_sheet(problem, tolerance=jury.tolerance)
     progress = (
@@ -143,8 +143,9 @@ def criterion_answers(answers: list[dict], criterion: Criterion) -> list[dict]:
 
 def decide_panel(problem: Problem, user, code: str, criterion_id: int) -> DecidePanel:
     """A cell of the sheet with its marks, state and answers, for the chair to decide (404 for
-    a paper or criterion not of this problem's current rubric; 403 while the user grades)."""
-    sheet_access(problem, user)
+    a paper or criterion not of this problem's current rubric; 403 unless the user may act
+    as its chair: grading.access)."""
+    chair_access(user, problem, act=True)
     paper = get_object_or_404(
         Paper.objects.select_related("problem__competition"), code=code, problem=problem
     )

@@ -1,4 +1,8 @@
-"""The result review page and its JSON, for organizers and the chair (it names systems)."""
+"""The result review page and its JSON, for organizers and the chair (it names systems).
+
+Whoever is served a review that shows papers beside their systems is recorded as not blind
+for the competition (grading.models.PairsSeen); the review opens to a user only once their
+own papers of the competition are submitted."""
 
 from __future__ import annotations
 
@@ -15,12 +19,14 @@ from ioleval.roles import CHAIR, ORGANIZER, has_role, role_required
 from puzzles.models import Competition
 from puzzles.selectors import competition_get
 
-from ..models import Assignment
+from ..selectors_blind import papers_still_graded, review_closed_text
+from ..services.blindness import pairs_seen_record
 from .report import (
     EXPORT_FORMATS,
     TABLES,
     review_pdf,
     review_pdf_filename,
+    review_table,
     review_table_csv,
     review_table_filename,
     review_table_xlsx,
@@ -29,6 +35,7 @@ from .services import (
     CACHE_SECONDS,
     CHARTS,
     STALLED_SECONDS,
+    Review,
     ReviewState,
     review_cache,
     review_cached,
@@ -42,13 +49,30 @@ review_roles = role_required(CHAIR, ORGANIZER)
 
 def _competition(request: HtmxHttpRequest, slug: str) -> Competition:
     """Return the competition, unless the user still grades a paper of it (the review would
-    tell them whose it is)."""
+    tell them whose it is): the refusal says why, and when the review opens."""
     competition = competition_get(slug)
-    if Assignment.objects.filter(
-        paper__problem__competition=competition, juror=request.user, submitted_at__isnull=True
-    ).exists():
-        raise PermissionDenied("submit your own papers of this competition first")
+    codes = papers_still_graded(request.user, competition).get(competition.pk)
+    if codes:
+        raise PermissionDenied(review_closed_text(codes))
     return competition
+
+
+def review_names_papers(review: Review | None) -> bool:
+    """Tell whether the review shows a paper code beside its system: the most divergent
+    papers, or the observations' papers per system."""
+    if review is None:
+        return False
+    by_system = review.observations.by_system if review.observations else ()
+    return bool(review.divergent_papers) or any(
+        cell.papers for row in by_system for cell in row.cells
+    )
+
+
+def _shown(request: HtmxHttpRequest, competition: Competition, names: bool, source: str) -> None:
+    """Record that the user has been shown papers beside their systems (`names`): they are
+    not blind for the competition from now on (written at the first time alone)."""
+    if names:
+        pairs_seen_record(user=request.user, competition=competition, source=source)
 
 
 @require_GET
@@ -56,7 +80,7 @@ def _competition(request: HtmxHttpRequest, slug: str) -> Competition:
 def review(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = _competition(request, slug)
     if request.GET.get("format") == "json":
-        return _json(competition)
+        return _json(request, competition)
     state = review_state(competition=competition)
     return render(request, "grading/review/review.html", _page(request, competition, state))
 
@@ -79,10 +103,14 @@ def _page(request: HtmxHttpRequest, competition: Competition, state: ReviewState
     """The page's context: the state, and the body of the review shown (rendered once per
     review and role, then cached: the same for every organizer, and for every chair)."""
     shown = review_load(state.shown) if not state.fresh else None
+    body, names = _body(request, competition, state.shown)
+    # Recorded whenever the body is made, even for an htmx poll that sends only its
+    # progress: the poll runs beneath a page that showed the same body (and recorded it).
+    _shown(request, competition, names, "the result review page")
     return {
         "competition": competition,
         "fresh": state.fresh,
-        "review_body": _body(request, competition, state.shown),
+        "review_body": body,
         "progress": state.progress,
         "poll_id": "review-progress",
         "poll_url": reverse("grading:review_progress", args=[competition.slug]),
@@ -93,16 +121,18 @@ def _page(request: HtmxHttpRequest, competition: Competition, state: ReviewState
     }
 
 
-def _body(request: HtmxHttpRequest, competition: Competition, key: str) -> str:
+def _body(request: HtmxHttpRequest, competition: Competition, key: str) -> tuple[str, bool]:
+    """Return the body of the review under `key` and whether it names papers beside their
+    systems (review_names_papers), both cached with the body."""
     if not key:
-        return ""
+        return "", False
     organizer = has_role(request.user, ORGANIZER)
-    body_key = f"{key}:body:{'organizer' if organizer else 'chair'}"
-    body = review_cache.get(body_key)
-    if body is None:
+    body_key = f"{key}:page:{'organizer' if organizer else 'chair'}"
+    cached = review_cache.get(body_key)
+    if cached is None:
         review = review_load(key)
         if review is None:  # aged out since review_state looked
-            return ""
+            return "", False
         context = {
             "competition": competition,
             "review": review,
@@ -110,8 +140,9 @@ def _body(request: HtmxHttpRequest, competition: Competition, key: str) -> str:
             "tables": [(name, label) for name, (label, _) in TABLES.items()],
         }
         body = render_to_string("grading/review/partials/_body.html", context, request=request)
-        review_cache.set(body_key, body, CACHE_SECONDS)
-    return body
+        cached = (body, review_names_papers(review))
+        review_cache.set(body_key, cached, CACHE_SECONDS)
+    return cached
 
 
 @require_GET
@@ -134,11 +165,12 @@ def review_chart(request: HtmxHttpRequest, slug: str, name: str) -> HttpResponse
 @require_GET
 @review_roles
 def review_json(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    return _json(_competition(request, slug))
+    return _json(request, _competition(request, slug))
 
 
-def _json(competition: Competition) -> JsonResponse:
+def _json(request: HtmxHttpRequest, competition: Competition) -> JsonResponse:
     page = review_cached(competition=competition, with_charts=False)
+    _shown(request, competition, review_names_papers(page.review), "the result review JSON")
     return JsonResponse(page.review.as_json(), json_dumps_params={"ensure_ascii": False})
 
 
@@ -148,8 +180,10 @@ def review_report_pdf(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The whole review as a PDF report, charts included. It is drawn in the request, so it
     leaves out the challenge analytics (seven more charts and pages, seconds of rendering):
     `manage.py report SLUG --format pdf` writes the report with them."""
-    page = review_cached(competition=_competition(request, slug))
+    competition = _competition(request, slug)
+    page = review_cached(competition=competition)
     data = review_pdf(page.review, page.charts)
+    _shown(request, competition, review_names_papers(page.review), "the result review PDF")
     return attachment(data, review_pdf_filename(page.review), "application/pdf")
 
 
@@ -161,6 +195,9 @@ def review_table_export(request: HtmxHttpRequest, slug: str, table: str, fmt: st
     if table not in TABLES or fmt not in EXPORT_FORMATS:
         raise Http404(f"tables: {', '.join(TABLES)}; formats: {', '.join(EXPORT_FORMATS)}")
     review = review_cached(competition=competition, with_charts=False).review
+    header, rows = review_table(review, table)
+    names = bool(rows) and {"paper", "system"} <= set(header)
+    _shown(request, competition, names, f"the result review's table {table}")
     name = review_table_filename(review, table, fmt)
     if fmt == "csv":
         return attachment(review_table_csv(review, table), name, "text/csv; charset=utf-8")

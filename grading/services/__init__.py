@@ -1,5 +1,6 @@
 """Writes of the jury: rubrics, papers, assignments, marks, consensus, marks in and out."""
 
+from .blindness import pairs_seen_confirm, pairs_seen_record
 from .consensus import problem_finalize, problem_reopen, problem_set_tolerance
 from .contestants import ContestantsImport, contestants_import
 from .marks import (
@@ -59,6 +60,8 @@ __all__ = [
     "draft_points",
     "jurors_assign",
     "mark_revise",
+    "pairs_seen_confirm",
+    "pairs_seen_record",
     "mark_save",
     "mark_save_by_code",
     "marks_csv",

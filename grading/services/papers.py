@@ -15,6 +15,8 @@ from puzzles.models import Competition, Problem, System
 
 from ..errors import GradingError
 from ..models import Assignment, Paper, ProblemJuror, ProblemJury
+from ..selectors_blind import NotBlind, not_blind
+from .blindness import pairs_seen_confirm
 from .consensus import problem_ensure_open
 
 # No 0/O, 1/I/L: codes are read aloud and copied by hand.
@@ -79,8 +81,14 @@ def papers_create(*, competition: Competition, system_names: list[str]) -> list[
 
 
 @transaction.atomic
-def problem_jurors_set(*, problem: Problem, usernames: list[str]) -> list[ProblemJuror]:
-    """Add jurors to a problem's grading group (existing members stay)."""
+def problem_jurors_set(
+    *, problem: Problem, usernames: list[str], allow_seen: bool = False, confirmed_by=None
+) -> list[ProblemJuror]:
+    """Add jurors to a problem's grading group (existing members stay).
+
+    A juror not blind for the competition joins only on the organizer's confirmation
+    (`allow_seen`, recorded; `confirmed_by` None: the command line), as in jurors_assign.
+    """
     User = get_user_model()
     users = {u.username: u for u in User.objects.filter(username__in=usernames)}
     unknown = [u for u in usernames if u not in users]
@@ -97,6 +105,22 @@ def problem_jurors_set(*, problem: Problem, usernames: list[str]) -> list[Proble
             f"organizer accounts see system names and cannot grade blind: {', '.join(organizers)}"
             " (give them a separate juror account)",
             field="jurors",
+        )
+    members = set(
+        ProblemJuror.objects.filter(problem=problem, juror__in=users.values()).values_list(
+            "juror_id", flat=True
+        )
+    )
+    joining = [u for u in users.values() if u.pk not in members]
+    found = not_blind(problem.competition, [u.pk for u in joining]) if joining else []
+    if found and not allow_seen:
+        raise not_blind_error(found, problem.competition, field="allow_seen")
+    if found:
+        names = {n.username for n in found}
+        pairs_seen_confirm(
+            users=[u for u in joining if u.username in names],
+            competition=problem.competition,
+            by=confirmed_by,
         )
     return [ProblemJuror.objects.get_or_create(problem=problem, juror=u)[0] for u in users.values()]
 
@@ -166,23 +190,46 @@ class AssignmentReport:
     load: dict[str, int] = field(default_factory=dict)  # juror -> papers
     finalized: list[int] = field(default_factory=list)  # problems left as they are
     shortfalls: dict[int, Shortfall] = field(default_factory=dict)  # problem number -> ...
+    confirmed: list[NotBlind] = field(default_factory=list)  # not blind, assigned on confirmation
 
     def lines(self) -> list[str]:
         """What a person reads: one line a juror, a finalized problem, a short problem."""
         out = [f"{self.created} assignments created"]
         out += [f"{u}: {n} papers" for u, n in sorted(self.load.items())]
+        out += [
+            f"{n.username} is not blind ({n.reason}): assigned on the organizer's confirmation"
+            for n in self.confirmed
+        ]
         out += [f"problem {n} is finalized: no juror added" for n in self.finalized]
         out += [s.line() for _, s in sorted(self.shortfalls.items())]
         return out
 
 
+def not_blind_error(found: list[NotBlind], competition: Competition, *, field: str) -> GradingError:
+    """Return the refusal to give papers of a competition to users not blind for it."""
+    return GradingError(
+        f"not blind for {competition.slug}: {'; '.join(n.text for n in found)}. Giving them"
+        f" papers of {competition.slug} takes the organizer's confirmation (the box"
+        " 'not blind' on the jury page, --allow-seen on the command line), or leave them out",
+        field=field,
+    )
+
+
 @transaction.atomic
 def jurors_assign(
-    *, competition: Competition, per_paper: int, per_problem: dict[int, int] | None = None
+    *,
+    competition: Competition,
+    per_paper: int,
+    per_problem: dict[int, int] | None = None,
+    allow_seen: bool = False,
+    confirmed_by=None,
 ) -> AssignmentReport:
     """Give every paper at least N jurors of its problem's group, least-loaded first.
 
-    Re-running adds only what is missing and never removes an assignment or a mark.
+    Re-running adds only what is missing and never removes an assignment or a mark. A juror
+    not blind for the competition (selectors_blind) gets no paper of it unless the organizer
+    confirms (`allow_seen`; `confirmed_by` None: the command line), and the confirmation is
+    recorded; otherwise nothing is assigned and the error names them.
     """
     if per_paper < 1:
         raise GradingError("per-paper must be at least 1", field="per_paper")
@@ -240,6 +287,18 @@ def jurors_assign(
                 shortfall.papers += 1
                 shortfall.missing += missing - len(candidates)
     _rebalance(planned, groups, on_paper, load)
+    receiving = {juror.pk: juror for _, juror in planned}
+    found = not_blind(competition, receiving) if receiving else []
+    if found and not allow_seen:
+        raise not_blind_error(found, competition, field="allow_seen")
+    if found:
+        names = {n.username for n in found}
+        pairs_seen_confirm(
+            users=[u for u in receiving.values() if u.username in names],
+            competition=competition,
+            by=confirmed_by,
+        )
+        report.confirmed = found
     Assignment.objects.bulk_create(Assignment(paper=p, juror=j) for p, j in planned)
     report.created = len(planned)
     report.load = dict(load)

@@ -15,6 +15,7 @@ from ioleval.roles import CHAIR, JUROR, ORGANIZER, has_role, role_required
 from puzzles.models import Problem
 
 from .. import services
+from ..access import chair_access
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
 from ..models import Criterion, Paper
 from ..selectors import SheetFilters, sheet_page, thread_access, thread_page
@@ -77,11 +78,12 @@ def thread_post(
     paper = get_object_or_404(Paper.objects.select_related("problem"), code=code)
     criterion = get_object_or_404(Criterion, pk=criterion_id, rubric__problem=paper.problem)
     own = thread_access(request.user, paper)
-    is_chair = has_role(request.user, CHAIR)
+    if action == "decide":
+        chair_access(request.user, paper.problem, act=True)  # the sheet's rule, one place
     allowed = {
-        "comment": own is not None or is_chair,
+        "comment": own is not None or has_role(request.user, CHAIR),
         "revise": own is not None,
-        "decide": is_chair,
+        "decide": True,
     }
     if not allowed.get(action):
         raise PermissionDenied  # organizers read threads; they know the systems
@@ -120,6 +122,7 @@ def thread_post(
 @role_required(CHAIR)
 def finalize(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     problem = _problem(slug, number)
+    chair_access(request.user, problem, act=True)
 
     def act() -> str:
         if request.POST.get("reopen"):
@@ -135,6 +138,7 @@ def finalize(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
 @role_required(CHAIR)
 def tolerance(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     problem = _problem(slug, number)
+    chair_access(request.user, problem, act=True)
 
     def act() -> str:
         value = form_data(ToleranceForm(request.POST))["tolerance"]
@@ -218,6 +222,7 @@ def sheet_decide(
 def sheet_next(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     """Open the next open discrepancy after the cell `after`, in the sheet's order."""
     problem = _problem(slug, number)
+    chair_access(request.user, problem, act=True)
     filters = SheetFilters.from_query(request.GET)
     found = next_discrepancy(problem, request.user, filters, request.GET.get("after", ""))
     if found is None:

@@ -27,6 +27,7 @@ from ..selectors import (
     next_unfinished_code,
     paper_answers,
 )
+from ..selectors_blind import papers_still_graded
 from ..text import explanation_html
 
 juror_required = role_required(JUROR, CHAIR)
@@ -39,6 +40,7 @@ def juror_home(request: HtmxHttpRequest) -> HttpResponse:
     context = {"groups": groups, "criteria": current_rubrics(groups)}
     if has_role(request.user, CHAIR):
         context["sheets"] = chair_sheets(request.user)
+        context["review_waits"] = papers_still_graded(request.user)  # review closed till in
     return render(request, "grading/juror_home.html", context)
 
 

@@ -44,6 +44,7 @@ from ..scale import scale_moves
 from ..selectors import (
     jury_overview_page,
     jury_scale,
+    papers_recognisable,
     rubric_criteria,
     rubrics_scale_lines,
     totals_page,
@@ -61,7 +62,8 @@ def jury_overview(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "selection_form": SelectionForm(
             systems=page.systems, initial={"systems": sorted(page.selected)}
         ),
-        "assign_form": AssignForm(),
+        # The group and assign forms both have "allow_seen": distinct ids.
+        "assign_form": AssignForm(auto_id="id_assign_%s"),
         "group_form": GroupForm(candidates=group_candidates(competition)),
         # Two forms of the page have a field "file": distinct ids for their labels.
         "rubric_form": RubricUploadForm(auto_id="id_rubric_%s"),
@@ -85,6 +87,8 @@ def select_systems(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     def action() -> str:
         names = form_data(form)["systems"]
         papers = services.papers_create(competition=competition, system_names=names)
+        for recognisable in papers_recognisable(competition, names):
+            messages.warning(request, recognisable.text)
         return f"{len(papers)} papers created"
 
     return _back(request, slug, action)
@@ -105,7 +109,12 @@ def set_group(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         if "remove" in request.POST:
             gone = services.problem_jurors_remove(problem=problem, usernames=names)
             return f"problem {problem.number}: {', '.join(names)} out of its group ({gone} unmarked papers unassigned)"
-        services.problem_jurors_set(problem=problem, usernames=names)
+        services.problem_jurors_set(
+            problem=problem,
+            usernames=names,
+            allow_seen=data["allow_seen"],
+            confirmed_by=request.user,
+        )
         return f"problem {problem.number}: jurors {', '.join(names)} in its group"
 
     return _back(request, slug, action)
@@ -118,8 +127,13 @@ def assign(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     form = AssignForm(request.POST)
 
     def action() -> list[str]:
-        per_paper = form_data(form)["per_paper"]
-        return services.jurors_assign(competition=competition, per_paper=per_paper).lines()
+        data = form_data(form)
+        return services.jurors_assign(
+            competition=competition,
+            per_paper=data["per_paper"],
+            allow_seen=data["allow_seen"],
+            confirmed_by=request.user,
+        ).lines()
 
     return _back(request, slug, action)
 
@@ -318,13 +332,15 @@ def marks_upload(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @organizer_required
 def marks_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     competition = competition_get(slug)
+    if fmt not in ("csv", "xlsx"):
+        raise Http404("export formats: csv, xlsx")
+    # Organizers are not blind by role; the record keeps it should the role be taken away.
+    services.pairs_seen_record(
+        user=request.user, competition=competition, source=f"the marks export ({fmt})"
+    )
     if fmt == "xlsx":
         return attachment(services.marks_xlsx(competition), f"{competition.slug}-marks.xlsx", XLSX)
-    if fmt == "csv":
-        return attachment(
-            services.marks_csv(competition), f"{competition.slug}-marks.csv", "text/csv"
-        )
-    raise Http404("export formats: csv, xlsx")
+    return attachment(services.marks_csv(competition), f"{competition.slug}-marks.csv", "text/csv")
 
 
 @require_GET

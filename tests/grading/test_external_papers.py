@@ -5,6 +5,7 @@ text, without naming the system; and marks imported for their papers."""
 from __future__ import annotations
 
 import io
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -83,9 +84,8 @@ def competition(tmp_path: Path):
 
 @pytest.fixture
 def selected(competition):
-    assert _run("select_for_jury", SLUG, "--system", EXTERNAL, "--system", ANSWERED).strip() == (
-        "4 papers created"
-    )
+    out = _run("select_for_jury", SLUG, "--system", EXTERNAL, "--system", ANSWERED)
+    assert out.splitlines()[0] == "4 papers created"
     return {
         (p.system.name, p.problem.number): p
         for p in Paper.objects.select_related("system", "problem")
@@ -283,3 +283,77 @@ def test_import_marks_alone_makes_an_external_paper(competition, tmp_path: Path)
     assert "1 new papers" in _run("import_marks", SLUG, str(path))
     paper = Paper.objects.get(system__name=EXTERNAL)
     assert paper.problem.number == 2 and paper_held_elsewhere(paper)
+
+
+# --- recognisable papers: told on selection; alike once the answers are imported ------------
+
+
+def test_select_for_jury_warns_that_papers_held_elsewhere_are_recognisable(competition):
+    out = _run("select_for_jury", SLUG, "--system", EXTERNAL, "--system", ANSWERED)
+    lines = out.splitlines()
+    assert lines[0] == "4 papers created"
+    assert len(lines) == 2  # one warning, for the external system alone
+    assert lines[1].startswith(f"warning: the papers of {EXTERNAL} (problems 1, 2) will be")
+    assert "recognisable" in lines[1] and "import_outputs" in lines[1]
+    assert ANSWERED not in out
+
+
+def test_the_selection_page_warns_and_the_jury_page_keeps_saying_it(organizer_client, competition):
+    response = organizer_client.post(
+        reverse("grading:select", args=[SLUG]), {"systems": [EXTERNAL, ANSWERED]}, follow=True
+    )
+    warnings = [str(m) for m in response.context["messages"] if m.level_tag == "warning"]
+    assert len(warnings) == 1 and warnings[0].startswith(
+        f"the papers of {EXTERNAL} (problems 1, 2)"
+    )
+    body = organizer_client.get(reverse("grading:jury", args=[SLUG])).content.decode()
+    assert "Papers their jurors can recognise" in body
+    assert reverse("puzzles:import_outputs", args=[SLUG]) in body
+
+
+def _import_outputs(tmp_path: Path, system: str) -> None:
+    """Import the same answers for `system` through import_outputs, problem by problem."""
+    path = tmp_path / "outputs.csv"
+    rows = ["id,pred,explanation"]
+    for task in Paper.objects.first().problem.competition.problems.get(number=1).tasks.all():
+        rows.append(f'{task.external_id},"[""ALIKE-ONE"", ""two""]",ALIKE-WHY')
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    _run("import_outputs", SLUG, str(path), "--system", system)
+
+
+def _alike(text: str, code: str) -> str:
+    """The page or text without what differs between any two papers: code, CSRF tokens."""
+    text = text.replace(code, "CODE")
+    return re.sub(r'(csrfmiddlewaretoken" value=|X-CSRFToken": )"[^"]+"', r"\1TOKEN", text)
+
+
+def test_once_its_answers_are_imported_an_external_paper_looks_like_any_other(
+    client, competition, tmp_path
+):
+    """The recommended way out: with its outputs imported, an external system's paper gives
+    its juror the same page, PDF and full text as a paper of an ordinary system with the same
+    answers, and selection warns no more for that problem."""
+    plain = "Plain SECRETPLAIN"
+    _run("select_for_jury", SLUG, "--system", EXTERNAL)
+    _import_outputs(tmp_path, EXTERNAL)
+    _import_outputs(tmp_path, plain)
+    out = _run("select_for_jury", SLUG, "--system", plain, "--system", EXTERNAL)
+    assert f"warning: the papers of {EXTERNAL} (problem 2) will be" in out  # 1 is answered
+    external = Paper.objects.get(system__name=EXTERNAL, problem__number=1)
+    ordinary = Paper.objects.get(system__name=plain, problem__number=1)
+    assert System.objects.get(name=EXTERNAL).external and not ordinary.system.external
+    juror = JurorFactory()
+    client.force_login(juror)
+    seen = {}
+    for paper in (external, ordinary):
+        _assigned(paper, juror)
+    for paper, other in ((external, ordinary), (ordinary, external)):
+        page = client.get(reverse("grading:grade", args=[paper.code])).content.decode()
+        assert "ALIKE-ONE" in page and "held elsewhere" not in page
+        assert f"Next unfinished paper: {other.code}" in page  # the one other difference
+        seen[paper.code] = (
+            _alike(page.replace(other.code, "OTHER"), paper.code),
+            _pdf_text(paper_pdf(paper)).replace(paper.code, "CODE"),
+            paper_text(paper).replace(paper.code, "CODE"),
+        )
+    assert seen[external.code] == seen[ordinary.code]

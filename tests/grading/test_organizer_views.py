@@ -49,7 +49,8 @@ def test_overview_warns_of_group_members_made_organizers(organizer_client):
         get_user_model().objects.get(username="juror2")
     )
     page = organizer_client.get(url).content.decode()
-    assert "Not blind: juror2 is an organizer" in page
+    assert "Not blind for this competition" in page
+    assert "<strong>juror2</strong>: an organizer" in page
     response = organizer_client.post(
         reverse("grading:group", args=["demo"]), {"problem": 3, "jurors": "juror2"}
     )

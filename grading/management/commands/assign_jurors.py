@@ -20,13 +20,23 @@ class Command(AppCommand):
         parser.add_argument("slug")
         parser.add_argument("--per-paper", type=int, required=True)
         parser.add_argument("--problem", action="append", default=[], metavar="P=N")
+        parser.add_argument(
+            "--allow-seen",
+            action="store_true",
+            help="also give papers to jurors who are not blind for the competition (they were"
+            " shown which system wrote which paper, or are organizers); the confirmation is"
+            " recorded",
+        )
 
     def handle(self, *args, **options):
         competition = competition_or_error(options["slug"])
         overrides = dict(problem_override(text) for text in options["problem"])
         with import_errors():
             report = jurors_assign(
-                competition=competition, per_paper=options["per_paper"], per_problem=overrides
+                competition=competition,
+                per_paper=options["per_paper"],
+                per_problem=overrides,
+                allow_seen=options["allow_seen"],
             )
         for line in report.lines():
             self.stdout.write(line)

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from grading.selectors import papers_recognisable
 from grading.services import papers_create
 from ioleval.commands import AppCommand
 from puzzles.errors import ImportFailure
@@ -49,6 +50,8 @@ class Command(AppCommand):
         with import_errors():
             papers = papers_create(competition=competition, system_names=names)
         self.stdout.write(f"{len(papers)} papers created")
+        for recognisable in papers_recognisable(competition, names):
+            self.stdout.write(recognisable.line())
 
 
 def _names_file(path: Path | None) -> list[str]:

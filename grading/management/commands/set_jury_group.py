@@ -16,6 +16,12 @@ class Command(AppCommand):
         parser.add_argument("problem", type=int)
         parser.add_argument("--jurors", required=True, help="comma-separated usernames")
         parser.add_argument("--remove", action="store_true", help="take them out instead")
+        parser.add_argument(
+            "--allow-seen",
+            action="store_true",
+            help="also add jurors who are not blind for the competition (they were shown which"
+            " system wrote which paper); the confirmation is recorded",
+        )
 
     def handle(self, *args, **options):
         competition = competition_or_error(options["slug"])
@@ -31,5 +37,7 @@ class Command(AppCommand):
                     f" {gone} unmarked papers unassigned"
                 )
                 return
-            members = problem_jurors_set(problem=problem, usernames=usernames)
+            members = problem_jurors_set(
+                problem=problem, usernames=usernames, allow_seen=options["allow_seen"]
+            )
         self.stdout.write(f"problem {problem.number}: {len(members)} jurors added or kept")
