@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db.models import Count, Q
 from django.http import Http404
@@ -13,7 +14,7 @@ from django.shortcuts import get_object_or_404
 from puzzles.models import Problem
 
 from .consensus import AGREED, DECIDED, DISCREPANT, PENDING
-from .models import Assignment, Criterion, Paper, ProblemJury
+from .models import Assignment, Criterion, DiscussionComment, Mark, Paper, ProblemJury
 from .selectors import (
     SheetCell,
     SheetFilters,
@@ -108,8 +109,18 @@ def chair_overview_page(problem: Problem, user) -> ChairOverviewPage:
 
 
 @dataclass(frozen=True)
+class PanelMark:
+    """One juror's submitted mark of the cell and the comment they gave with it."""
+
+    juror: str
+    points: Decimal | None
+    comment: str
+
+
+@dataclass(frozen=True)
 class DecidePanel:
-    """One cell of the sheet opened for the chair's decision, with the answers it is about."""
+    """One cell of the sheet opened for the chair's decision, with the answers it is about
+    and what the jurors said of it: their comments on their marks and the thread's posts."""
 
     problem: Problem
     paper: Paper
@@ -119,10 +130,17 @@ class DecidePanel:
     answers: list[dict]  # the paper's answers to the criterion's task and items
     held_elsewhere: bool
     finalized: bool
+    marks: list[PanelMark]  # submitted marks only, by juror name, as the thread shows them
+    posts: list[DiscussionComment]  # the criterion's thread, oldest first
 
     @property
     def may_decide(self) -> bool:
         return not self.finalized and self.cell.state.status in (DISCREPANT, DECIDED)
+
+    @property
+    def comments(self) -> list[PanelMark]:
+        """The submitted marks that came with a comment."""
+        return [m for m in self.marks if m.comment.strip()]
 
 
 def criterion_answers(answers: list[dict], criterion: Criterion) -> list[dict]:
@@ -166,7 +184,32 @@ def decide_panel(problem: Problem, user, code: str, criterion_id: int) -> Decide
         answers=answers,
         held_elsewhere=paper_held_elsewhere(paper),
         finalized=jury.finalized_at is not None,
+        marks=cell_marks(paper, cell.criterion),
+        posts=list(
+            DiscussionComment.objects.filter(paper=paper, criterion=cell.criterion)
+            .select_related("author")
+            .order_by("created_at", "pk")
+        ),
     )
+
+
+def cell_marks(paper: Paper, criterion: Criterion) -> list[PanelMark]:
+    """Return the submitted marks of one criterion of a paper with their comments, by juror
+    name (a draft stays its juror's own until submitted, as on the thread page)."""
+    return [
+        PanelMark(juror, points, comment)
+        for juror, points, comment in Mark.objects.filter(
+            assignment__paper=paper, criterion=criterion, assignment__submitted_at__isnull=False
+        )
+        .order_by("assignment__juror__username")
+        .values_list("assignment__juror__username", "points", "comment")
+    ]
+
+
+def sheet_open_count(problem: Problem, user, filters: SheetFilters) -> int:
+    """Return the open discrepancies on the rows the sheet shows under these filters (the
+    count its caption gives, re-rendered after a decision from the panel)."""
+    return sheet_page(problem, user, filters).open_cells
 
 
 # --- the next discrepancy -------------------------------------------------------------------

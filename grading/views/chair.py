@@ -18,7 +18,13 @@ from .. import services
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
 from ..models import Criterion, Paper
 from ..selectors import SheetFilters, sheet_page, thread_access, thread_page
-from ..selectors_chair import DecidePanel, chair_overview_page, decide_panel, next_discrepancy
+from ..selectors_chair import (
+    DecidePanel,
+    chair_overview_page,
+    decide_panel,
+    next_discrepancy,
+    sheet_open_count,
+)
 from ..text import points_text
 
 chair_required = role_required(CHAIR, ORGANIZER)
@@ -210,7 +216,16 @@ def sheet_decide(
     if form.errors:
         return _panel(request, panel, form, status=422)
     panel = decide_panel(problem, request.user, code, criterion_id)  # the cell as it is now
-    return _panel(request, panel, DecideForm(auto_id=SHEET_FORM_IDS), message=message)
+    # The caption's count of open discrepancies goes out of band with the row; without htmx
+    # the sheet it redirects to counts them again.
+    open_cells = sheet_open_count(problem, request.user, SheetFilters.from_query(request.GET))
+    return _panel(
+        request,
+        panel,
+        DecideForm(auto_id=SHEET_FORM_IDS),
+        message=message,
+        open_cells=open_cells,
+    )
 
 
 @require_GET
