@@ -60,8 +60,8 @@ BOXES = """() => {
   const caption = document.querySelector("table.sheet caption");
   const text = document.createRange();
   text.selectNodeContents(caption);
-  const final = document.querySelector("table.sheet th.final");
-  const cell = document.querySelector("table.sheet tbody tr td.final");
+  const final = document.querySelector("table.sheet thead th:last-child");  // Final
+  const cell = document.querySelector("table.sheet tbody tr td:last-child");
   const hit = (e) => { const r = e.getBoundingClientRect(); const at = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2); return e.contains(at); };
   return {
     region: box(document.querySelector(".sheet-layout > .scroll")),
@@ -125,7 +125,7 @@ def test_the_panel_leaves_the_final_column_in_view_and_shows_what_jurors_said(
         page.locator("form.decide button").click()
         expect(caption).to_contain_text("6 open discrepancies.")
         # The first paper is final now: its total shows in the Final column, in view.
-        expect(page.locator("#paper-P6-0001 td.final")).to_have_text("10.5")
+        expect(page.locator("#paper-P6-0001 td").last).to_have_text("10.5")
         _assert_in_view(page.evaluate(BOXES))
         assert page.url == sheet_url
     finally:
