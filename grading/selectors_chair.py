@@ -19,6 +19,7 @@ from .selectors import (
     SheetCell,
     SheetFilters,
     comparison_sheet,
+    open_count,
     paper_answers_of,
     paper_held_elsewhere,
     problem_jury,
@@ -132,6 +133,7 @@ class DecidePanel:
     finalized: bool
     marks: list[PanelMark]  # submitted marks only, by juror name, as the thread shows them
     posts: list[DiscussionComment]  # the criterion's thread, oldest first
+    open_cells: int | None = None  # the sheet's open discrepancies, when read with filters
 
     @property
     def may_decide(self) -> bool:
@@ -159,16 +161,23 @@ def criterion_answers(answers: list[dict], criterion: Criterion) -> list[dict]:
     return kept
 
 
-def decide_panel(problem: Problem, user, code: str, criterion_id: int) -> DecidePanel:
+def decide_panel(
+    problem: Problem, user, code: str, criterion_id: int, *, filters: SheetFilters | None = None
+) -> DecidePanel:
     """A cell of the sheet with its marks, state and answers, for the chair to decide (404 for
-    a paper or criterion not of this problem's current rubric; 403 while the user grades)."""
+    a paper or criterion not of this problem's current rubric; 403 while the user grades).
+
+    With the sheet's `filters` (after a decision), the whole sheet is read once for the
+    panel's row and the count of open discrepancies the sheet's caption gives under them."""
     sheet_access(problem, user)
     paper = get_object_or_404(
         Paper.objects.select_related("problem__competition"), code=code, problem=problem
     )
     jury = problem_jury(problem)
-    criteria, rows = comparison_sheet(problem, tolerance=jury.tolerance, paper=paper)
-    row = rows[0]
+    criteria, rows = comparison_sheet(
+        problem, tolerance=jury.tolerance, paper=None if filters else paper
+    )
+    row = next(r for r in rows if r.paper.pk == paper.pk)
     cell = next((c for c in row.cells if c.criterion.pk == criterion_id), None)
     if cell is None:
         raise Http404("no such criterion of this problem's rubric")
@@ -190,6 +199,7 @@ def decide_panel(problem: Problem, user, code: str, criterion_id: int) -> Decide
             .select_related("author")
             .order_by("created_at", "pk")
         ),
+        open_cells=open_count(filters.apply(rows)) if filters else None,
     )
 
 
@@ -204,12 +214,6 @@ def cell_marks(paper: Paper, criterion: Criterion) -> list[PanelMark]:
         .order_by("assignment__juror__username")
         .values_list("assignment__juror__username", "points", "comment")
     ]
-
-
-def sheet_open_count(problem: Problem, user, filters: SheetFilters) -> int:
-    """Return the open discrepancies on the rows the sheet shows under these filters (the
-    count its caption gives, re-rendered after a decision from the panel)."""
-    return sheet_page(problem, user, filters).open_cells
 
 
 # --- the next discrepancy -------------------------------------------------------------------

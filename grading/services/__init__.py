@@ -40,6 +40,7 @@ from .rubrics import (
     rubrics_preview,
     rubrics_read,
 )
+from .threads import thread_mark_read
 
 __all__ = [
     "DEFAULT_TAGS",
@@ -86,4 +87,5 @@ __all__ = [
     "tags_configure",
     "tags_ensure_defaults",
     "tags_set",
+    "thread_mark_read",
 ]
