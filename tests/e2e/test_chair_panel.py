@@ -4,6 +4,7 @@ cell, and the count of open discrepancies follows a decision without a reload.""
 
 from __future__ import annotations
 
+import urllib.request
 from decimal import Decimal
 
 import pytest
@@ -89,6 +90,9 @@ def test_the_panel_leaves_the_final_column_in_view_and_shows_what_jurors_said(
     browser, live_server, wide_sheet
 ):
     problem, chair = wide_sheet
+    # The live server's first request imports every view: make it with a bound of its own.
+    with urllib.request.urlopen(f"{live_server.url}/login/", timeout=60) as response:
+        assert response.status == 200
     context = new_context(browser, viewport={"width": 1366, "height": 768})
     try:
         page = context.new_page()
