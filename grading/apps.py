@@ -10,11 +10,12 @@ class GradingConfig(AppConfig):
         """Answer what `puzzles` asks of the jury (puzzles.jury), by id, from our tables."""
         from puzzles import jury
 
-        from .selectors import competition_still_grading
+        from .selectors import competition_still_grading, problems_finalized
         from .selectors_distinct import proposals_pending
         from .services.proposals import proposal_accept, proposal_reject_message
 
         jury.register(still_grading=competition_still_grading)
+        jury.register_finalized(finalized=problems_finalized)
         jury.register_proposals(
             pending=proposals_pending, accept=proposal_accept, reject=proposal_reject_message
         )

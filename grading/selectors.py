@@ -989,6 +989,16 @@ def competition_still_grading(competition: Competition) -> bool:
     return with_papers.exclude(problem_id__in=finalized).exists()
 
 
+def problems_finalized(competition: Competition) -> set[int]:
+    """Return the ids of the competition's finalized problems (asked by puzzles through
+    puzzles.jury: the answer-key page says an amendment there leaves the jury's finals)."""
+    return set(
+        ProblemJury.objects.filter(
+            problem__competition=competition, finalized_at__isnull=False
+        ).values_list("problem_id", flat=True)
+    )
+
+
 # --- the organizer's jury page -------------------------------------------------------------
 
 
