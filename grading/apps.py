@@ -10,12 +10,18 @@ class GradingConfig(AppConfig):
         """Answer what `puzzles` asks of the jury (puzzles.jury), by id, from our tables."""
         from puzzles import jury
 
-        from .selectors import competition_still_grading, jury_scale, scale_status
+        from .selectors import (
+            competition_still_grading,
+            jury_scale,
+            problems_finalized,
+            scale_status,
+        )
         from .selectors_distinct import proposals_pending
         from .services.proposals import proposal_accept, proposal_reject_message
         from .services.scale import competition_set_scale, competition_set_thresholds
 
         jury.register(still_grading=competition_still_grading)
+        jury.register_finalized(finalized=problems_finalized)
         jury.register_proposals(
             pending=proposals_pending, accept=proposal_accept, reject=proposal_reject_message
         )

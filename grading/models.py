@@ -369,3 +369,27 @@ class PairsSeen(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} saw the pairs of {self.competition} ({self.source})"
+
+
+class ThreadRead(models.Model):
+    """How far a juror has read the thread of one criterion of one paper: the latest post
+    the thread page showed them. By the criterion's code, which a thread keeps across
+    rubric versions (their posts move to the new criterion of the same code)."""
+
+    juror = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
+    criterion_code = models.CharField(max_length=40)
+    last_post = models.PositiveBigIntegerField(
+        default=0, help_text="The id of the latest post shown to the juror (0: none yet)."
+    )
+    read_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["juror", "paper", "criterion_code"], name="threadread_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.juror} read {self.paper} {self.criterion_code} to post {self.last_post}"

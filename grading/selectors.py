@@ -12,7 +12,19 @@ from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Case, Count, Exists, OuterRef, Prefetch, Q, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -35,6 +47,7 @@ from .models import (
     ProblemJury,
     Resolution,
     Rubric,
+    ThreadRead,
 )
 from .scale import MEDALS, JuryScale, scale_moves
 from .selectors_blind import NotBlind, not_blind
@@ -857,7 +870,12 @@ class SheetPage:
     @property
     def open_cells(self) -> int:
         """The discrepancies on the rows shown that the chair has yet to settle."""
-        return sum(c.is_open for r in self.rows for c in r.cells)
+        return open_count(self.rows)
+
+
+def open_count(rows: list[SheetRow]) -> int:
+    """Count the discrepancies the chair has yet to settle on these rows of the sheet."""
+    return sum(c.is_open for r in rows for c in r.cells)
 
 
 def sheet_page(problem: Problem, user, filters: SheetFilters) -> SheetPage:
@@ -910,6 +928,11 @@ class ThreadPage:
     @property
     def may_comment(self) -> bool:
         return (self.own is not None or self.is_chair) and not self.finalized
+
+    @property
+    def last_post(self) -> int:
+        """The id of the latest post shown (0: none): how far its reader has read."""
+        return max((c.pk for c in self.comments), default=0)
 
 
 def thread_page(paper: Paper, criterion: Criterion, user) -> ThreadPage:
@@ -1011,6 +1034,16 @@ def competition_still_grading(competition: Competition) -> bool:
     return with_papers.exclude(problem_id__in=finalized).exists()
 
 
+def problems_finalized(competition: Competition) -> set[int]:
+    """Return the ids of the competition's finalized problems (asked by puzzles through
+    puzzles.jury: the answer-key page says an amendment there leaves the jury's finals)."""
+    return set(
+        ProblemJury.objects.filter(
+            problem__competition=competition, finalized_at__isnull=False
+        ).values_list("problem_id", flat=True)
+    )
+
+
 # --- the organizer's jury page -------------------------------------------------------------
 
 
@@ -1109,3 +1142,123 @@ def criteria_not_marked(
         if codes:
             missing[assignment_id] = codes
     return missing
+
+
+# --- what awaits a juror (their home's "needs you") ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Awaiting:
+    """A criterion of one of the juror's submitted papers that needs them: its marks are
+    discrepant, or its thread has posts by others they have not read. Names the paper by
+    its code only, never its system."""
+
+    problem: Problem
+    paper_code: str
+    criterion: Criterion
+    discrepant: bool
+    unread: int  # posts by others after the last one the juror was shown
+    url: str  # the criterion's thread
+
+
+def juror_awaiting(user, *, criteria: dict[int, list[Criterion]] | None = None) -> list[Awaiting]:
+    """Return what awaits the juror on the papers they submitted, by competition, problem,
+    paper and criterion: discrepant criteria (the consensus rule of the sheet) and threads
+    with posts they have not read (ThreadRead). Finalized problems await nothing (their
+    discussion is closed). Five queries, however many papers, and two more unless the
+    caller gives the current criteria of the juror's problems (`criteria`)."""
+    assignments = Assignment.objects.filter(juror=user, submitted_at__isnull=False)
+    papers = {
+        a.paper_id: a.paper
+        for a in assignments.select_related("paper__problem__competition", "paper__problem__jury")
+        if _jury_of(a.paper.problem).finalized_at is None
+    }
+    if not papers:
+        return []
+    if criteria is None:
+        criteria = current_rubrics({p.problem_id for p in papers.values()})
+    by_id = {c.pk: c for p in {p.problem_id for p in papers.values()} for c in criteria.get(p, [])}
+    expected = dict(
+        Assignment.objects.filter(paper_id__in=papers)
+        .values_list("paper_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    submitted: dict[tuple[int, int], dict[int, Decimal | None]] = defaultdict(dict)
+    for paper_id, criterion_id, juror_id, points in Mark.objects.filter(
+        assignment__paper_id__in=papers,
+        assignment__submitted_at__isnull=False,
+        criterion_id__in=by_id,
+    ).values_list("assignment__paper_id", "criterion_id", "assignment__juror_id", "points"):
+        submitted[(paper_id, criterion_id)][juror_id] = points
+    decisions = {
+        (paper_id, criterion_id): points
+        for paper_id, criterion_id, points in Resolution.objects.filter(
+            paper_id__in=papers, criterion_id__in=by_id
+        ).values_list("paper_id", "criterion_id", "points")
+    }
+    unread = threads_unread(user, papers, by_id)
+    thread_base = reverse("grading:thread", args=[_CODE, 0])
+    found = []
+    for paper in papers.values():
+        tolerance = _jury_of(paper.problem).tolerance
+        for criterion in criteria.get(paper.problem_id, []):
+            key = (paper.pk, criterion.pk)
+            state = cell_state(
+                submitted=submitted[key],
+                expected=expected.get(paper.pk, 0),
+                decision=decisions.get(key),
+                tolerance=tolerance,
+                step=criterion.step,
+            )
+            discrepant = state.status == DISCREPANT
+            if discrepant or unread.get(key):
+                found.append(
+                    Awaiting(
+                        problem=paper.problem,
+                        paper_code=paper.code,
+                        criterion=criterion,
+                        discrepant=discrepant,
+                        unread=unread.get(key, 0),
+                        url=thread_base.replace(_CODE, paper.code).replace(
+                            "/0/", f"/{criterion.pk}/"
+                        ),
+                    )
+                )
+    return sorted(
+        found,
+        key=lambda a: (
+            a.problem.competition.slug,
+            a.problem.number,
+            a.paper_code,
+            a.criterion.order,
+        ),
+    )
+
+
+def _jury_of(problem: Problem) -> ProblemJury:
+    """Return the problem's jury settings as select_related left them (a default if none)."""
+    try:
+        return problem.jury
+    except ProblemJury.DoesNotExist:
+        return ProblemJury(problem=problem)
+
+
+def threads_unread(user, paper_ids, criterion_ids) -> dict[tuple[int, int], int]:
+    """Return, per (paper id, criterion id) among these, how many posts by others the user
+    has not been shown: those after the last post of their ThreadRead, or all (one query)."""
+    seen = ThreadRead.objects.filter(
+        juror=user, paper=OuterRef("paper_id"), criterion_code=OuterRef("criterion__code")
+    ).values("last_post")[:1]
+    return dict(
+        ((paper_id, criterion_id), n)
+        for paper_id, criterion_id, n in DiscussionComment.objects.filter(
+            paper_id__in=paper_ids, criterion_id__in=criterion_ids
+        )
+        .exclude(author=user)
+        .annotate(seen=Coalesce(Subquery(seen), 0))
+        .filter(pk__gt=F("seen"))
+        .values_list("paper_id", "criterion_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )

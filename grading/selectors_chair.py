@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db.models import Count, Q
 from django.http import Http404
@@ -14,11 +15,12 @@ from puzzles.models import Problem
 
 from .access import chair_access
 from .consensus import AGREED, DECIDED, DISCREPANT, PENDING
-from .models import Assignment, Criterion, Paper, ProblemJury
+from .models import Assignment, Criterion, DiscussionComment, Mark, Paper, ProblemJury
 from .selectors import (
     SheetCell,
     SheetFilters,
     comparison_sheet,
+    open_count,
     paper_answers_of,
     paper_held_elsewhere,
     problem_jury,
@@ -108,8 +110,18 @@ def chair_overview_page(problem: Problem, user) -> ChairOverviewPage:
 
 
 @dataclass(frozen=True)
+class PanelMark:
+    """One juror's submitted mark of the cell and the comment they gave with it."""
+
+    juror: str
+    points: Decimal | None
+    comment: str
+
+
+@dataclass(frozen=True)
 class DecidePanel:
-    """One cell of the sheet opened for the chair's decision, with the answers it is about."""
+    """One cell of the sheet opened for the chair's decision, with the answers it is about
+    and what the jurors said of it: their comments on their marks and the thread's posts."""
 
     problem: Problem
     paper: Paper
@@ -119,10 +131,18 @@ class DecidePanel:
     answers: list[dict]  # the paper's answers to the criterion's task and items
     held_elsewhere: bool
     finalized: bool
+    marks: list[PanelMark]  # submitted marks only, by juror name, as the thread shows them
+    posts: list[DiscussionComment]  # the criterion's thread, oldest first
+    open_cells: int | None = None  # the sheet's open discrepancies, when read with filters
 
     @property
     def may_decide(self) -> bool:
         return not self.finalized and self.cell.state.status in (DISCREPANT, DECIDED)
+
+    @property
+    def comments(self) -> list[PanelMark]:
+        """The submitted marks that came with a comment."""
+        return [m for m in self.marks if m.comment.strip()]
 
 
 def criterion_answers(answers: list[dict], criterion: Criterion) -> list[dict]:
@@ -141,17 +161,24 @@ def criterion_answers(answers: list[dict], criterion: Criterion) -> list[dict]:
     return kept
 
 
-def decide_panel(problem: Problem, user, code: str, criterion_id: int) -> DecidePanel:
+def decide_panel(
+    problem: Problem, user, code: str, criterion_id: int, *, filters: SheetFilters | None = None
+) -> DecidePanel:
     """A cell of the sheet with its marks, state and answers, for the chair to decide (404 for
     a paper or criterion not of this problem's current rubric; 403 unless the user may act
-    as its chair: grading.access)."""
+    as its chair: grading.access).
+
+    With the sheet's `filters` (after a decision), the whole sheet is read once for the
+    panel's row and the count of open discrepancies the sheet's caption gives under them."""
     chair_access(user, problem, act=True)
     paper = get_object_or_404(
         Paper.objects.select_related("problem__competition"), code=code, problem=problem
     )
     jury = problem_jury(problem)
-    criteria, rows = comparison_sheet(problem, tolerance=jury.tolerance, paper=paper)
-    row = rows[0]
+    criteria, rows = comparison_sheet(
+        problem, tolerance=jury.tolerance, paper=None if filters else paper
+    )
+    row = next(r for r in rows if r.paper.pk == paper.pk)
     cell = next((c for c in row.cells if c.criterion.pk == criterion_id), None)
     if cell is None:
         raise Http404("no such criterion of this problem's rubric")
@@ -167,7 +194,27 @@ def decide_panel(problem: Problem, user, code: str, criterion_id: int) -> Decide
         answers=answers,
         held_elsewhere=paper_held_elsewhere(paper),
         finalized=jury.finalized_at is not None,
+        marks=cell_marks(paper, cell.criterion),
+        posts=list(
+            DiscussionComment.objects.filter(paper=paper, criterion=cell.criterion)
+            .select_related("author")
+            .order_by("created_at", "pk")
+        ),
+        open_cells=open_count(filters.apply(rows)) if filters else None,
     )
+
+
+def cell_marks(paper: Paper, criterion: Criterion) -> list[PanelMark]:
+    """Return the submitted marks of one criterion of a paper with their comments, by juror
+    name (a draft stays its juror's own until submitted, as on the thread page)."""
+    return [
+        PanelMark(juror, points, comment)
+        for juror, points, comment in Mark.objects.filter(
+            assignment__paper=paper, criterion=criterion, assignment__submitted_at__isnull=False
+        )
+        .order_by("assignment__juror__username")
+        .values_list("assignment__juror__username", "points", "comment")
+    ]
 
 
 # --- the next discrepancy -------------------------------------------------------------------

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import Exists, OuterRef
 from django.db.models.fields.json import KT
 from django.http import Http404
 from django.urls import reverse
@@ -20,8 +21,9 @@ from django.urls import reverse
 from puzzles.jury import PendingProposal
 from puzzles.metrics import normalize
 from puzzles.models import Output, Problem, Task
+from puzzles.questions import item_prompts
 
-from .models import AnswerProposal, Assignment
+from .models import AnswerProposal, Assignment, ProblemJury
 
 STAGES = ("parsed", "extracted")
 
@@ -79,6 +81,9 @@ class DistinctPage:
     proposals: list[OwnProposal]
     navigation: list[TaskItems]
     papers: int
+    # The item's (label, question) on its line of the assignment, as the grading page and
+    # the PDF show it; None when the assignment's lines do not name its items.
+    question: tuple[str, str] | None = None
 
 
 def group_answers(rows: Iterable[tuple[str, str, bool]]) -> list[DistinctAnswer]:
@@ -168,6 +173,7 @@ def distinct_page(
         )
     )
     pending = {p.normalized for p in proposals if p.status == AnswerProposal.Status.PENDING}
+    prompts = item_prompts(task.query, task.n_items)
     # One reverse() for 300 links: per link, the url tag was most of the page's time.
     head, tail = reverse("grading:grade", args=["CODE"]).split("CODE")
     answers = [
@@ -199,17 +205,23 @@ def distinct_page(
             for t in tasks
         ],
         papers=len(own),
+        question=prompts[item_number - 1] if prompts else None,
     )
 
 
 def proposals_pending(competition) -> list[PendingProposal]:
     """Return the competition's pending proposals, by task, item and time, naming who
-    proposed each (for organizers only; one query)."""
+    proposed each (for organizers only) and whether the jury finalized its problem (one
+    query)."""
+    finalized = ProblemJury.objects.filter(
+        problem=OuterRef("task__problem"), finalized_at__isnull=False
+    )
     rows = (
         AnswerProposal.objects.filter(
             task__problem__competition=competition, status=AnswerProposal.Status.PENDING
         )
-        .select_related("task", "proposed_by")
+        .select_related("task__problem", "proposed_by")
+        .annotate(finalized=Exists(finalized))
         .order_by("task__problem__number", "task__number", "item_number", "created_at", "pk")
     )
     return [
@@ -221,6 +233,8 @@ def proposals_pending(competition) -> list[PendingProposal]:
             reason=p.reason,
             proposed_by=p.proposed_by.get_full_name() or p.proposed_by.get_username(),
             created_at=p.created_at,
+            problem=p.task.problem.number,
+            finalized=p.finalized,
         )
         for p in rows
     ]

@@ -23,6 +23,9 @@ import nh3
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+# The item's question, read from its line of the assignment: the answer key's owner reads it.
+from puzzles.questions import item_prompts  # noqa: F401 -- grading's callers import it here
+
 # Structure only: no links, images, forms, styles, classes or ids. Markdown passes raw
 # HTML through, so this allowlist, not the markdown step, is what keeps model text inert.
 ALLOWED_TAGS = frozenset(
@@ -99,8 +102,6 @@ _MARKUP = re.compile(r"[`\[\]<>!*_\\]")
 _ESCAPABLE = frozenset("\\`*_{}[]()>#+-.!:|")
 _LONG_RUN = re.compile(rf"(?:[^\s<>]|[{NO_BREAK}]){{{2 * BREAK_EVERY},}}")
 _LONG_WORD = re.compile(rf"(?:\S|[{NO_BREAK}]){{{2 * BREAK_EVERY},}}")
-# "1. kaimek", "BB. (his) son", "a) ...": an item's label at the start of a query line.
-_ITEM_LINE = re.compile(r"^\s*([0-9]{1,3}|[A-Za-z]{1,3})[.)]\s+(\S.*?)\s*$")
 _HTML_UNIT = re.compile(r"&#?[A-Za-z0-9]{1,32};|[^&]|&")
 
 
@@ -152,12 +153,6 @@ def explanation_html(text: str) -> SafeString:
     if shown.truncated:
         html += truncation_note("explanation", shown.length)
     return mark_safe(html)  # noqa: S308 -- nh3 allowlist, or escaped text
-
-
-def item_prompts(query: str, n_items: int) -> list[tuple[str, str]] | None:
-    """Return (label, prompt) per item read from the query's lines, or None if they don't fit."""
-    found = [(m[1], m[2]) for line in query.splitlines() if (m := _ITEM_LINE.match(line))]
-    return found if n_items and len(found) == n_items else None
 
 
 def answer_text(text: str) -> Shown:

@@ -36,6 +36,34 @@ def jury_still_grading(competition: Competition) -> bool:
     return _still_grading(competition)
 
 
+def _none_finalized(competition: Competition) -> set[int]:
+    return set()
+
+
+_finalized: Callable[[Competition], set[int]] = _none_finalized
+
+
+def register_finalized(*, finalized: Callable[[Competition], set[int]]) -> None:
+    """Called by the jury app: how to tell which problems' jury results are finalized."""
+    global _finalized
+    _finalized = finalized
+
+
+def finalized_amendment_note(problem: int) -> str:
+    """Say what an answer-key change does to a problem whose jury results are finalized."""
+    return (
+        f"Problem {problem} is finalized: changing its key rescores the automatic scores only"
+        " (exact match, chrF, the leaderboard and the review's automatic figures); the jury's"
+        " marks and final marks stand, and the problem stays finalized."
+    )
+
+
+def problems_finalized(competition: Competition) -> set[int]:
+    """Return the ids of the competition's problems whose jury results the chair finalized:
+    an answer-key change there rescores the automatic scores only, the jury's finals stand."""
+    return _finalized(competition)
+
+
 # --- jurors' proposed alternatives for the answer key -------------------------------------
 
 
@@ -50,6 +78,13 @@ class PendingProposal:
     reason: str
     proposed_by: str  # the juror's name: organizers see who proposed
     created_at: datetime
+    problem: int = 0  # the task's problem number
+    finalized: bool = False  # the jury finalized that problem: accepting leaves its finals
+
+    @property
+    def finalized_note(self) -> str:
+        """What accepting it does to the jury's results ("" unless its problem is final)."""
+        return finalized_amendment_note(self.problem) if self.finalized else ""
 
 
 def _no_proposals(competition: Competition) -> list[PendingProposal]:

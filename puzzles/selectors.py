@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
 from .auto_scores import AutoScore, Figures, SystemEntry, auto_scores
+from .jury import finalized_amendment_note, problems_finalized
 from .leaderboard import BoardRow, Cell, SystemInfo, TaskInfo, board_rows
 from .metrics import METRICS
 from .models import Competition, ExternalScore, Output, System, Task
+from .questions import item_prompts
 
 STAGES = ("official", "parsed", "extracted")
 
@@ -25,6 +29,45 @@ def competition_tasks(competition: Competition) -> list[Task]:
         .select_related("problem")
         .order_by("problem__number", "number")
     )
+
+
+@dataclass(frozen=True)
+class KeyItem:
+    """One item of a task's answer key, with its question on its line of the assignment."""
+
+    number: int  # from 1
+    label: str  # the item's label in the assignment ("" when its lines do not name items)
+    question: str
+    alternatives: list[str]
+
+
+@dataclass(frozen=True)
+class KeyTask:
+    """A task of the answer-key page: its items, and the note a finalized problem needs."""
+
+    task: Task
+    items: list[KeyItem]
+    finalized_note: str  # what a change does to the jury's finals ("" unless finalized)
+
+    @property
+    def has_questions(self) -> bool:
+        return any(item.question for item in self.items)
+
+
+def answer_key_tasks(competition: Competition) -> list[KeyTask]:
+    """Return the competition's tasks with each item's question (puzzles.questions, as the
+    grading page and the PDF read it) and accepted alternatives (two queries)."""
+    finalized = problems_finalized(competition)
+    found = []
+    for task in competition_tasks(competition):
+        prompts = item_prompts(task.query, task.n_items)
+        items = [
+            KeyItem(number, *(prompts[number - 1] if prompts else ("", "")), list(alternatives))
+            for number, alternatives in enumerate(task.answer_key, start=1)
+        ]
+        note = finalized_amendment_note(task.problem.number) if task.problem_id in finalized else ""
+        found.append(KeyTask(task, items, note))
+    return found
 
 
 def board_cells(

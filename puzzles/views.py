@@ -44,7 +44,13 @@ from .forms import (
 from .jury import jury_still_grading
 from .leaderboard import board_sort
 from .models import AnswerAmendment, Competition, Task
-from .selectors import competition_get, competition_tasks, extraction_effect, leaderboard
+from .selectors import (
+    answer_key_tasks,
+    competition_get,
+    competition_tasks,
+    extraction_effect,
+    leaderboard,
+)
 from .tasks import competition_rescore_task
 
 
@@ -355,7 +361,7 @@ def answer_key(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             messages.error(request, f"Not amended: {form.errors.as_text()}")
     context = {
         "competition": competition,
-        "tasks": competition_tasks(competition),
+        "tasks": answer_key_tasks(competition),
         "report": report,
         "amendments": AnswerAmendment.objects.filter(
             task__problem__competition=competition

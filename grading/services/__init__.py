@@ -42,6 +42,7 @@ from .rubrics import (
     rubrics_read,
 )
 from .scale import competition_set_scale, competition_set_thresholds
+from .threads import thread_mark_read
 
 __all__ = [
     "DEFAULT_TAGS",
@@ -91,4 +92,5 @@ __all__ = [
     "tags_configure",
     "tags_ensure_defaults",
     "tags_set",
+    "thread_mark_read",
 ]

@@ -18,8 +18,13 @@ from .. import services
 from ..access import chair_access
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
 from ..models import Criterion, Paper
-from ..selectors import SheetFilters, sheet_page, thread_access, thread_page
-from ..selectors_chair import DecidePanel, chair_overview_page, decide_panel, next_discrepancy
+from ..selectors import SheetFilters, ThreadPage, sheet_page, thread_access, thread_page
+from ..selectors_chair import (
+    DecidePanel,
+    chair_overview_page,
+    decide_panel,
+    next_discrepancy,
+)
 from ..text import points_text
 
 chair_required = role_required(CHAIR, ORGANIZER)
@@ -53,15 +58,26 @@ def sheet(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
 def thread(request: HtmxHttpRequest, code: str, criterion_id: int) -> HttpResponse:
     paper = get_object_or_404(Paper.objects.select_related("problem__competition"), code=code)
     criterion = get_object_or_404(Criterion, pk=criterion_id, rubric__problem=paper.problem)
-    return _thread_response(request, paper, criterion)
+    page = thread_page(paper, criterion, request.user)
+    if page.own is not None:  # a juror of the paper: their home's "needs you" list reads it
+        services.thread_mark_read(
+            juror=request.user, paper=paper, criterion=criterion, last_post=page.last_post
+        )
+    return _thread_response(request, paper, criterion, page=page)
 
 
 def _thread_response(
-    request: HtmxHttpRequest, paper: Paper, criterion: Criterion, *, status: int = 200, **forms
+    request: HtmxHttpRequest,
+    paper: Paper,
+    criterion: Criterion,
+    *,
+    status: int = 200,
+    page: ThreadPage | None = None,
+    **forms,
 ) -> HttpResponse:
     """Render the thread page; a refused form (`forms`) comes back bound, with its error."""
     context = {
-        "page": thread_page(paper, criterion, request.user),
+        "page": page or thread_page(paper, criterion, request.user),
         "comment_form": CommentForm(),
         "revise_form": ReviseForm(auto_id="revise_%s"),
         "decide_form": DecideForm(auto_id="decide_%s"),
@@ -213,8 +229,17 @@ def sheet_decide(
         return redirect(f"{sheet_url}#{panel.cell.dom_id}")
     if form.errors:
         return _panel(request, panel, form, status=422)
-    panel = decide_panel(problem, request.user, code, criterion_id)  # the cell as it is now
-    return _panel(request, panel, DecideForm(auto_id=SHEET_FORM_IDS), message=message)
+    # The cell as it is now, and the caption's count of open discrepancies under the sheet's
+    # filters, which goes out of band with the row (without htmx the sheet counts again).
+    filters = SheetFilters.from_query(request.GET)
+    panel = decide_panel(problem, request.user, code, criterion_id, filters=filters)
+    return _panel(
+        request,
+        panel,
+        DecideForm(auto_id=SHEET_FORM_IDS),
+        message=message,
+        open_cells=panel.open_cells,
+    )
 
 
 @require_GET

@@ -23,6 +23,7 @@ from ..selectors import (
     chair_sheets,
     current_rubrics,
     grading_page,
+    juror_awaiting,
     juror_papers,
     next_unfinished_code,
     paper_answers,
@@ -37,7 +38,12 @@ juror_required = role_required(JUROR, CHAIR)
 @juror_required
 def juror_home(request: HtmxHttpRequest) -> HttpResponse:
     groups = juror_papers(request.user)
-    context = {"groups": groups, "criteria": current_rubrics(groups)}
+    criteria = current_rubrics(groups)
+    context = {
+        "groups": groups,
+        "criteria": criteria,
+        "awaiting": juror_awaiting(request.user, criteria=criteria),
+    }
     if has_role(request.user, CHAIR):
         context["sheets"] = chair_sheets(request.user)
         context["review_waits"] = papers_still_graded(request.user)  # review closed till in

@@ -8,6 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from ..errors import ImportFailure
+from ..jury import finalized_amendment_note, problems_finalized
 from ..leaderboard import rank_changes
 from ..models import AnswerAmendment, Task
 from ..selectors import leaderboard
@@ -20,6 +21,8 @@ class AmendmentReport:
 
     amendment: AnswerAmendment
     changes: list[dict[str, object]]
+    # What it did to the jury's results when the task's problem is finalized ("" if not).
+    finalized_note: str = ""
 
     def lines(self) -> list[str]:
         a = self.amendment
@@ -27,13 +30,18 @@ class AmendmentReport:
             f"{a.task.external_id} item {a.item_number}: {a.get_action_display()} {a.text!r}; "
             f"accepted now: {', '.join(repr(x) for x in a.after[a.item_number - 1])}"
         )
+        note = [self.finalized_note] if self.finalized_note else []
         if not self.changes:
-            return [head, "no system's score or rank changed"]
-        return [head] + [
-            f"{c['system']}: score {c['score_before']:.4f} -> {c['score_after']:.4f}, "
-            f"rank {c['rank_before']} -> {c['rank_after']}"
-            for c in self.changes
-        ]
+            return [head, "no system's score or rank changed", *note]
+        return (
+            [head]
+            + [
+                f"{c['system']}: score {c['score_before']:.4f} -> {c['score_after']:.4f}, "
+                f"rank {c['rank_before']} -> {c['rank_after']}"
+                for c in self.changes
+            ]
+            + note
+        )
 
 
 @transaction.atomic
@@ -101,4 +109,11 @@ def answer_key_amend(
         changes=changes,
         created_by=user if user is not None and user.is_authenticated else None,
     )
-    return AmendmentReport(amendment=amendment, changes=changes)
+    # Only outputs were rescored: no mark or decision of the jury is touched, so on a
+    # finalized problem its finals stand; the report says so (the page did before).
+    finalized = task.problem_id in problems_finalized(competition)
+    return AmendmentReport(
+        amendment=amendment,
+        changes=changes,
+        finalized_note=finalized_amendment_note(task.problem.number) if finalized else "",
+    )

@@ -217,7 +217,7 @@ def test_the_pdf_of_a_paper_with_outputs_does_not_say_it(selected):
 
 def test_sheets_of_mixed_papers_in_one_batch(selected, django_assert_max_num_queries):
     papers = sorted(selected.values(), key=lambda p: p.code)
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):
         sheets = paper_sheets(papers)
     assert {s.code: s.held_elsewhere for s in sheets} == {
         p.code: p.system.name == EXTERNAL for p in papers

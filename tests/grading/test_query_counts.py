@@ -110,6 +110,37 @@ def test_juror_home_queries_are_constant(client, django_assert_max_num_queries, 
     assert response.status_code == 200
 
 
+def test_juror_home_with_what_awaits_takes_as_many_queries_at_both_sizes(client):
+    """The juror's home with a discrepancy and an unread post on every paper ("needs you"):
+    the number of queries does not grow with papers."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from grading.models import DiscussionComment
+
+    counts = []
+    for n_papers, first_code in ((3, 0), (40, 100)):
+        competition, jurors, papers = _build(
+            n_papers, n_jurors=2, n_criteria=3, first_code=first_code
+        )
+        _discrepant(papers)
+        criterion = Criterion.objects.get(rubric__problem__competition=competition, order=2)
+        DiscussionComment.objects.bulk_create(
+            DiscussionComment(paper=p, criterion=criterion, author=jurors[1], text="why?")
+            for p in papers
+        )
+        client.force_login(jurors[0])
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(reverse("grading:home"))
+        assert response.status_code == 200
+        awaiting = response.context["awaiting"]
+        assert sum(a.discrepant for a in awaiting) == 3 * n_papers  # every criterion
+        assert sum(a.unread for a in awaiting) == n_papers
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts
+    assert counts[0] <= MAX_QUERIES, counts
+
+
 def _organizer():
     from ioleval.roles import ORGANIZER
 
