@@ -14,6 +14,8 @@ from matplotlib.figure import Figure
 from ioleval import charts
 from ioleval.charts import label, no_data_svg
 
+from .stats.formats import FAMILIES, FAMILY_LABELS, STAGES
+
 if TYPE_CHECKING:
     from .formats import FormatsPage
 
@@ -81,6 +83,7 @@ def format_heatmap(
                     )
                     text.set_in_layout(False)  # inside its cell: the layout need not measure it
         ax.set_xticks(range(len(columns)), [label(c) for c in columns], rotation=45, ha="right")
+        ax.set_xlabel("failure, before or after extraction")
         ax.set_yticks(range(len(systems)), [label(s) for s in systems])
         figure.colorbar(image, ax=ax, label="share of tasks", shrink=0.8)
 
@@ -88,8 +91,14 @@ def format_heatmap(
     return render(title, data, (8.0, height), draw)
 
 
+def format_columns() -> list[str]:
+    """Return the heat map's column names, in the export's order of its share columns
+    (`empty_before`, `empty_after`, ...) but as a reader names them ("empty, before")."""
+    return [f"{FAMILY_LABELS[f]}, {stage}" for f in FAMILIES for stage in STAGES]
+
+
 def formats_page_chart(page: FormatsPage) -> str:
     """Draw the format failures page's heat map (the page's chart and the PDF report's):
     the export's share columns, one row per system."""
-    header, body = page.table()
-    return format_heatmap([r[0] for r in body], header[2:-3], [r[2:-3] for r in body])
+    _header, body = page.table()
+    return format_heatmap([r[0] for r in body], format_columns(), [r[2:-3] for r in body])
