@@ -250,18 +250,20 @@ def jury_vs_auto_scatter(
         ax.set_ylabel(f"jury total (of {jury_maximum:g})")
         figure.legend(handles=handles, loc="outside upper center", ncols=len(handles))
         _note(ax, note)
-        if len(named) < len(rows):
-            _named_note(
-                ax, f"names: the {top} best and {len(named) - top} largest gaps of {len(rows)}"
-            )
         shown = {(name, x, y) for name, x, y, _ in named}
-        shared.place_labels(
+        left_out = shared.place_labels(
             ax,
             [(x, y, name) for name, x, y, _ in named],
             others=[(x, y) for name, x, y, _ in rows if (name, x, y) not in shown],
         )
+        named_note = ""
+        if len(named) < len(rows):
+            named_note = f"names: the {top} best and {len(named) - top} largest gaps of {len(rows)}"
+        _named_note(ax, "; ".join(filter(None, [named_note, shared.left_out_note(left_out)])))
 
+    # The best first: when names must be left out for want of room, theirs stay.
     named, top = _scatter_named(rows, jury_maximum)
+    named = sorted(named, key=lambda r: (-r[2], r[0]))
     return _render(title, rows, (WIDTH, 4.6), draw)
 
 
@@ -285,8 +287,9 @@ def _scatter_named(rows: list, jury_maximum: float) -> tuple[list, int]:
 
 
 def _named_note(ax, text: str) -> None:
-    """Say which systems are named, above the axes on the right (not over the points)."""
-    ax.set_title(text, loc="right", fontsize=7, color="#555555")
+    """Say which points are named, above the axes on the right (not over the points)."""
+    if text:
+        ax.set_title(text, loc="right", fontsize=7, color="#555555")
 
 
 def _least_squares(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
@@ -623,7 +626,8 @@ def difficulty_scatter(
             handlelength=1.5,
         )
         _note(ax, note)
-        shared.place_labels(ax, [(x, y, name) for name, x, y in rows])
+        left_out = shared.place_labels(ax, [(x, y, name) for name, x, y in rows])
+        _named_note(ax, shared.left_out_note(left_out))
 
     return _render(title, rows, (WIDTH * 0.75, WIDTH * 0.75), draw)
 
