@@ -261,29 +261,29 @@ def jury_vs_auto_scatter(
             named_note = f"names: the {top} best and {len(named) - top} largest gaps of {len(rows)}"
         _named_note(ax, "; ".join(filter(None, [named_note, shared.left_out_note(left_out)])))
 
-    # The best first: when names must be left out for want of room, theirs stay.
     named, top = _scatter_named(rows, jury_maximum)
-    named = sorted(named, key=lambda r: (-r[2], r[0]))
     return _render(title, rows, (WIDTH, 4.6), draw)
 
 
 def _scatter_named(rows: list, jury_maximum: float) -> tuple[list, int]:
     """Return the rows to name (all up to NAMED; else the NAMED // 2 best jury totals, then
     the largest gaps between the automatic score and the jury total on 0-100) and how many
-    of them are there for their total."""
+    of them are there for their total. They come in order of priority (best totals, then
+    largest gaps): when a crowded chart has no room left for a name, the last ones go."""
+    by_total = sorted(range(len(rows)), key=lambda i: (-rows[i][2], rows[i][0]))
     if len(rows) <= NAMED:
-        return rows, len(rows)
+        return [rows[i] for i in by_total], len(rows)
     scale = 100 / jury_maximum if jury_maximum else 1.0
-    best = sorted(range(len(rows)), key=lambda i: (-rows[i][2], rows[i][0]))[: NAMED // 2]
-    chosen = set(best)
+    chosen = by_total[: NAMED // 2]
     gaps = sorted(
         range(len(rows)), key=lambda i: (-abs(rows[i][1] - rows[i][2] * scale), rows[i][0])
     )
     for i in gaps:
         if len(chosen) >= NAMED:
             break
-        chosen.add(i)
-    return [rows[i] for i in sorted(chosen)], len(best)
+        if i not in chosen:
+            chosen.append(i)
+    return [rows[i] for i in chosen], NAMED // 2
 
 
 def _named_note(ax, text: str) -> None:
