@@ -1,8 +1,10 @@
-"""The demo jury: rubrics, selected systems, groups, assignments, a discrepancy under
-discussion on problem 1, problem 3 graded and finalized, and invented human contestants.
+"""The demo jury: rubrics, selected systems, groups, assignments, problems 1 and 2 partly
+graded (every paper by at least one juror; a discrepancy under discussion, one decided, a
+draft, papers left open to try), problem 3 graded and finalized, and invented human
+contestants, so that the result review has something to show out of the box.
 
-Invented, like the demo competition it grades. Problem 2 stays ungraded (the browser test
-of the jury's flow grades it from scratch).
+Invented, like the demo competition it grades. Idempotent: it grades no assignment that has
+a mark or is submitted, so a second run changes nothing and a juror's own marks stay.
 """
 
 from __future__ import annotations
