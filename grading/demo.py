@@ -1,8 +1,10 @@
-"""The demo jury: rubrics, selected systems, groups, assignments, a discrepancy under
-discussion on problem 1, problem 3 graded and finalized, and invented human contestants.
+"""The demo jury: rubrics, selected systems, groups, assignments, problems 1 and 2 partly
+graded (every paper by at least one juror; a discrepancy under discussion, one decided, a
+draft, papers left open to try), problem 3 graded and finalized, and invented human
+contestants, so that the result review has something to show out of the box.
 
-Invented, like the demo competition it grades. Problem 2 stays ungraded (the browser test
-of the jury's flow grades it from scratch).
+Invented, like the demo competition it grades. Idempotent: it grades no assignment that has
+a mark or is submitted, so a second run changes nothing and a juror's own marks stay.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from django.db import transaction
 from puzzles.demo import THRESHOLDS
 from puzzles.models import Competition, Problem
 
-from .models import Assignment, Contestant, DiscussionComment, Mark, ProblemJury
+from .models import Assignment, Contestant, Criterion, Paper, ProblemJury
 from .selectors import jury_scale
 from .services import (
     assignment_submit,
@@ -159,8 +161,7 @@ GROUPS = {
 def demo_jury_load(competition: Competition) -> None:
     """Set up a jury in progress on the demo competition (idempotent)."""
     problems = {p.number: p for p in competition.problems.all()}
-    fresh = rubric_current(problems[1]) is None
-    if fresh:
+    if rubric_current(problems[1]) is None:
         rubrics_import(json.dumps(RUBRICS), competition=competition, file="demo-rubrics.json")
     # On the scale the rubrics make (the demo sets none). Thresholds an organizer set stay;
     # a database from an older demo (out of 60) or none yet gets these.
@@ -173,8 +174,7 @@ def demo_jury_load(competition: Competition) -> None:
     for number, usernames in GROUPS.items():
         problem_jurors_set(problem=problems[number], usernames=usernames)
     jurors_assign(competition=competition, per_paper=2)
-    if fresh:
-        _grade_some(competition)
+    _grade_in_progress(competition)
     _finalize_problem(problems[FINALIZED])
     if not Contestant.objects.filter(competition=competition).exists():
         contestants_import(
@@ -184,46 +184,135 @@ def demo_jury_load(competition: Competition) -> None:
         )
 
 
-def _grade_some(competition: Competition) -> None:
-    # juror1 and juror2 both grade problem 1: they disagree on one criterion of one paper.
-    User = get_user_model()
-    juror1 = User.objects.get(username="juror1")
-    juror2 = User.objects.get(username="juror2")
-    criteria = list(rubric_current(competition.problems.get(number=1)).criteria.order_by("order"))
-    shared = list(
+# --- problems 1 and 2: partly graded, so that the review has provisional totals ---------
+#
+# Every paper has at least one submitted juror, so every selected system has a total (the
+# review's correlation, medals, difficulty and agreement have something to show), and four
+# papers stay open for juror1, juror2 and juror3 to try grading. The chair has submitted
+# every paper of its own, so it may read the review (a juror with an open paper of the
+# competition may not: the review names the systems).
+
+# Problem -> system -> points per criterion in code order, by the systems' demo answers and
+# explanations (puzzles/demo.py).
+IN_PROGRESS = {
+    1: {
+        "Frontier-A": ("3", "2", "2", "2"),
+        "Frontier-B": ("1", "3", "2", "2"),
+        "Team Lexicon": ("3", "1", "1.5", "1"),
+        "OpenModel-7B": ("1", "0", "0", "0"),
+    },
+    2: {
+        "Frontier-A": ("3", "2", "4"),
+        "Frontier-B": ("2", "3", "1.5"),
+        "Team Lexicon": ("3", "1", "1"),
+        "OpenModel-7B": ("1", "3", "0"),
+    },
+}
+# (problem, system) -> the jurors who have graded and submitted that paper; the paper's
+# other jurors have it open.
+SUBMITTED_BY = {
+    (1, "Frontier-A"): ("juror1", "juror2"),
+    (1, "Frontier-B"): ("juror1", "juror2"),
+    (1, "Team Lexicon"): ("juror1",),
+    (1, "OpenModel-7B"): ("juror2",),
+    (2, "Frontier-A"): ("chair", "juror3"),
+    (2, "Frontier-B"): ("chair",),
+    (2, "Team Lexicon"): ("chair",),
+    (2, "OpenModel-7B"): ("chair", "juror3"),
+}
+# (problem, system, juror) -> {criterion: (points, comment)} where that juror differs.
+DIFFERS = {
+    (1, "Frontier-A", "juror2"): {
+        "1c": ("0.5", "Names the prefixes but never says ta- is 'your'.")
+    },
+    (1, "Frontier-B", "juror2"): {"1d": ("1", "The order of -ek and -un is not stated.")},
+}
+# Under discussion (a thread, no decision): (problem, system, criterion, author, post).
+DISCUSSED = (
+    1,
+    "Frontier-A",
+    "1c",
+    "juror1",
+    "The explanation lists ma- and ta- together; I read that as identifying both.",
+)
+# Decided by the chair: (problem, system, criterion, points, reason).
+DECIDED_IN_PROGRESS = (
+    1,
+    "Frontier-B",
+    "1d",
+    "1.5",
+    "Both suffixes are right and their order shows in the examples it gives.",
+)
+# A draft on an open paper: (problem, system, juror, criterion, points, comment).
+DRAFT = (1, "OpenModel-7B", "juror1", "1a", "1", "Only the first translation is right.")
+
+
+def _grade_in_progress(competition: Competition) -> None:
+    """Grade the papers of SUBMITTED_BY and leave DRAFT, touching no assignment that has a
+    mark or is submitted already (a juror's own work in the demo is never overwritten)."""
+    graded: set[tuple[int, str, str]] = set()
+    papers: dict[tuple[int, str], Paper] = {}
+    criteria: dict[int, dict[str, Criterion]] = {}
+    assignments = (
         Assignment.objects.filter(
-            paper__problem__competition=competition, paper__problem__number=1, juror=juror1
+            paper__problem__competition=competition,
+            paper__problem__number__in=IN_PROGRESS,
+            paper__problem__jury__finalized_at__isnull=True,
         )
-        .select_related("paper")
-        .order_by("paper__code")
+        .select_related("paper__system", "paper__problem", "juror")
+        .order_by("paper__problem__number", "paper__code", "juror__username")
     )
-    for index, assignment in enumerate(shared[:2]):
-        other = Assignment.objects.get(paper=assignment.paper, juror=juror2)
-        for criterion in criteria:
-            points = criterion.maximum - Decimal("0.5") * (criterion.order % 2)
-            mark_save(assignment=assignment, criterion=criterion, points=points, comment="")
-            if index == 0 and criterion.code == "1c":
-                points = criterion.maximum - Decimal("1.5")
-            mark_save(assignment=other, criterion=criterion, points=points, comment="")
+    for assignment in assignments:
+        number, system = assignment.paper.problem.number, assignment.paper.system.name
+        marks = IN_PROGRESS[number].get(system)
+        if marks is None or assignment.submitted_at or assignment.marks.exists():
+            continue
+        if number not in criteria:
+            rubric = rubric_current(assignment.paper.problem)
+            criteria[number] = {c.code: c for c in rubric.criteria.all()}
+        by_code = criteria[number]
+        username = assignment.juror.username
+        papers[(number, system)] = assignment.paper
+        if username not in SUBMITTED_BY.get((number, system), ()):
+            if DRAFT[:3] == (number, system, username):
+                mark_save(
+                    assignment=assignment,
+                    criterion=by_code[DRAFT[3]],
+                    points=DRAFT[4],
+                    comment=DRAFT[5],
+                )
+            continue
+        differs = DIFFERS.get((number, system, username), {})
+        for code, points in zip(sorted(by_code), marks, strict=True):
+            points, comment = differs.get(code, (points, ""))
+            mark_save(
+                assignment=assignment, criterion=by_code[code], points=points, comment=comment
+            )
         assignment_submit(assignment=assignment)
-        assignment_submit(assignment=other)
-        if index == 0:
-            c = next(c for c in criteria if c.code == "1c")
-            Mark.objects.filter(assignment=other, criterion=c).update(
-                comment="Names the prefixes but never says ta- is 'your'."
-            )
-            DiscussionComment.objects.create(
-                paper=assignment.paper,
-                criterion=c,
-                author=juror1,
-                text="The explanation lists ma- and ta- together; I read that as identifying both.",
-            )
-    # juror1 has a draft on the last of its problem 1 papers.
-    draft = shared[-1] if len(shared) > 2 else None
-    if draft:
-        first = rubric_current(draft.paper.problem).criteria.order_by("order").first()
-        mark_save(
-            assignment=draft, criterion=first, points=first.maximum, comment="All three right."
+        graded.add((number, system, username))
+
+    # The thread and the decision go with the marks they are about: only where this run
+    # graded every juror of the paper.
+    def fresh(number: int, system: str) -> bool:
+        jurors = SUBMITTED_BY[(number, system)]
+        return all((number, system, j) in graded for j in jurors)
+
+    number, system, code, author, text = DISCUSSED
+    if fresh(number, system):
+        comment_post(
+            paper=papers[(number, system)],
+            criterion=criteria[number][code],
+            author=get_user_model().objects.get(username=author),
+            text=text,
+        )
+    number, system, code, points, reason = DECIDED_IN_PROGRESS
+    if fresh(number, system):
+        criterion_decide(
+            paper=papers[(number, system)],
+            criterion=criteria[number][code],
+            points=points,
+            reason=reason,
+            chair=get_user_model().objects.get(username="chair"),
         )
 
 

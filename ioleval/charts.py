@@ -25,8 +25,11 @@ import threading
 from collections.abc import Callable
 
 import matplotlib
+from matplotlib.axis import Axis
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import Bbox
 
 BLUE = "#0072B2"
 ORANGE = "#E69F00"
@@ -96,9 +99,105 @@ def render(
     salt = "ioleval-" + hashlib.sha256(repr((title, data)).encode()).hexdigest()[:16]
     with _LOCK, matplotlib.rc_context({**STYLE, **(style or {}), "svg.hashsalt": salt}):
         figure = Figure(figsize=size, layout="constrained")
+        canvas = FigureCanvasSVG(figure)  # before drawing: place_labels measures text
         draw(figure)
-        FigureCanvasSVG(figure).print_svg(buffer, metadata=_NO_METADATA)
+        canvas.print_svg(buffer, metadata=_NO_METADATA)
     return _inline(buffer.getvalue(), title)
+
+
+def count_axis(axis: Axis) -> None:
+    """Tick an axis of counts at whole numbers only (never "2.5 contestants")."""
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
+# Where a point's label may go, in order of preference: (dx, dy) in points from the point,
+# then the alignment that puts the text on that side. Past the first ring, a thin leader
+# line ties the label to its point; past the last, the label is left out.
+_SIDES = ((1, 1, "left", "bottom"), (1, -1, "left", "top"), (-1, 1, "right", "bottom"))
+_SIDES += ((-1, -1, "right", "top"), (0, 1, "center", "bottom"), (0, -1, "center", "top"))
+_SIDES += ((1, 0, "left", "center"), (-1, 0, "right", "center"))
+_RINGS = (4.0, 10.0, 16.0)
+
+
+def place_labels(
+    ax,
+    points: list[tuple[float, float, str]],
+    *,
+    fontsize: float = 7,
+    marker_radius: float = 3.5,
+    others: list[tuple[float, float]] = (),
+) -> list[str]:
+    """Label points (x, y, name) in data coordinates so that no two labels overlap and no
+    label covers a point or leaves the axes; return the names left out for want of room.
+
+    Each label takes the first free place around its point, nearest first (greedy, in the
+    order given, so put the names that matter most first; deterministic); points at the
+    same place share one label. `others` are unlabelled points that labels avoid too. The
+    figure's layout is fixed first (`draw_without_rendering`), so the places measured are
+    those drawn; the labels stay out of the layout, which therefore does not move.
+    """
+    figure = ax.get_figure()
+    figure.draw_without_rendering()
+    frame = ax.get_window_extent()
+    shared: dict[tuple[float, float], list[str]] = {}
+    for x, y, name in points:
+        shared.setdefault((x, y), []).append(name)
+    radius = marker_radius * figure.dpi / 72.0
+    taken = []
+    for x, y in [*shared, *others]:
+        px, py = ax.transData.transform((x, y))
+        taken.append(Bbox.from_extents(px - radius, py - radius, px + radius, py + radius))
+    style = {"fontsize": fontsize, "color": "#222222", "parse_math": False}
+    left_out = []
+    for (x, y), names in shared.items():
+        text = ", ".join(names)
+        place = _free_place(ax, text, (x, y), style, taken, frame)
+        if place is None:
+            left_out.extend(names)
+            continue
+        ring, offset, ha, va = place
+        label_ = ax.annotate(
+            text,
+            (x, y),
+            xytext=offset,
+            textcoords="offset points",
+            ha=ha,
+            va=va,
+            arrowprops={"arrowstyle": "-", "color": GREY, "linewidth": 0.6} if ring else None,
+            **style,
+        )
+        label_.set_in_layout(False)
+        taken.append(label_.get_window_extent())
+    return left_out
+
+
+def _free_place(ax, text: str, xy: tuple[float, float], style: dict, taken: list, frame: Bbox):
+    """Return the first (ring, offset, ha, va) where the text overlaps nothing taken and
+    stays in the frame, or None."""
+    for ring, distance in enumerate(_RINGS):
+        for dx, dy, ha, va in _SIDES:
+            offset = (dx * distance, dy * distance)
+            probe = ax.annotate(
+                text, xy, xytext=offset, textcoords="offset points", ha=ha, va=va, **style
+            )
+            box = probe.get_window_extent()
+            probe.remove()
+            inside = _overlap(box, frame) >= box.width * box.height - 1e-6
+            if inside and not any(_overlap(box, other) for other in taken):
+                return ring, offset, ha, va
+    return None
+
+
+def left_out_note(left_out: list[str]) -> str:
+    """Say how many names a chart left out where they would have overlapped."""
+    n = len(left_out)
+    return f"{n} name{'s' if n != 1 else ''} left out (no room): see the table" if n else ""
+
+
+def _overlap(a: Bbox, b: Bbox) -> float:
+    width = min(a.x1, b.x1) - max(a.x0, b.x0)
+    height = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return width * height if width > 0 and height > 0 else 0.0
 
 
 def no_data_svg(title: str, message: str = "No data") -> str:

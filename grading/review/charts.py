@@ -156,17 +156,9 @@ no_data_svg = shared.no_data_svg
 
 
 def _note(ax, note: str) -> None:
+    """Put a note (a statistic) above the axes, left: inside them it could hide a point."""
     if note:
-        ax.text(
-            0.02,
-            0.98,
-            _label(note),
-            transform=ax.transAxes,
-            ha="left",
-            va="top",
-            fontsize=8,
-            bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "#CCCCCC"},
-        )
+        ax.set_title(_label(note), loc="left", fontsize=8)
 
 
 def _rectangles(ax, boxes: Sequence[tuple[float, float, float, float]], **style) -> None:
@@ -238,16 +230,6 @@ def jury_vs_auto_scatter(
                     label="external figures" if external else "systems",
                 )
             )
-        for name, x, y, _external in named:
-            ax.annotate(
-                name,
-                (x, y),
-                xytext=(4, 3),
-                textcoords="offset points",
-                fontsize=7,
-                color="#222222",
-                parse_math=False,
-            )
         xs = [r[1] for r in rows]
         if fit_line and len(set(xs)) >= 2:
             slope, intercept = _least_squares(xs, [r[2] for r in rows])
@@ -268,10 +250,16 @@ def jury_vs_auto_scatter(
         ax.set_ylabel(f"jury total (of {jury_maximum:g})")
         figure.legend(handles=handles, loc="outside upper center", ncols=len(handles))
         _note(ax, note)
+        shown = {(name, x, y) for name, x, y, _ in named}
+        left_out = shared.place_labels(
+            ax,
+            [(x, y, name) for name, x, y, _ in named],
+            others=[(x, y) for name, x, y, _ in rows if (name, x, y) not in shown],
+        )
+        named_note = ""
         if len(named) < len(rows):
-            _named_note(
-                ax, f"names: the {top} best and {len(named) - top} largest gaps of {len(rows)}"
-            )
+            named_note = f"names: the {top} best and {len(named) - top} largest gaps of {len(rows)}"
+        _named_note(ax, "; ".join(filter(None, [named_note, shared.left_out_note(left_out)])))
 
     named, top = _scatter_named(rows, jury_maximum)
     return _render(title, rows, (WIDTH, 4.6), draw)
@@ -280,33 +268,28 @@ def jury_vs_auto_scatter(
 def _scatter_named(rows: list, jury_maximum: float) -> tuple[list, int]:
     """Return the rows to name (all up to NAMED; else the NAMED // 2 best jury totals, then
     the largest gaps between the automatic score and the jury total on 0-100) and how many
-    of them are there for their total."""
+    of them are there for their total. They come in order of priority (best totals, then
+    largest gaps): when a crowded chart has no room left for a name, the last ones go."""
+    by_total = sorted(range(len(rows)), key=lambda i: (-rows[i][2], rows[i][0]))
     if len(rows) <= NAMED:
-        return rows, len(rows)
+        return [rows[i] for i in by_total], len(rows)
     scale = 100 / jury_maximum if jury_maximum else 1.0
-    best = sorted(range(len(rows)), key=lambda i: (-rows[i][2], rows[i][0]))[: NAMED // 2]
-    chosen = set(best)
+    chosen = by_total[: NAMED // 2]
     gaps = sorted(
         range(len(rows)), key=lambda i: (-abs(rows[i][1] - rows[i][2] * scale), rows[i][0])
     )
     for i in gaps:
         if len(chosen) >= NAMED:
             break
-        chosen.add(i)
-    return [rows[i] for i in sorted(chosen)], len(best)
+        if i not in chosen:
+            chosen.append(i)
+    return [rows[i] for i in chosen], NAMED // 2
 
 
 def _named_note(ax, text: str) -> None:
-    ax.text(
-        0.98,
-        0.02,
-        text,
-        transform=ax.transAxes,
-        ha="right",
-        va="bottom",
-        fontsize=7,
-        color="#555555",
-    )
+    """Say which points are named, above the axes on the right (not over the points)."""
+    if text:
+        ax.set_title(text, loc="right", fontsize=7, color="#555555")
 
 
 def _least_squares(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
@@ -481,6 +464,7 @@ def placement_histogram(
             )
             ax_hist.set_ylim(0, max(int(counts.max()), 1) * 1.05)
             ax_hist.set_ylabel("contestants")
+            shared.count_axis(ax_hist.yaxis)
             ax_hist.grid(axis="x", visible=False)
             ax_hist.tick_params(axis="x", labelbottom=False)
             axes = (ax_hist, ax_strip)
@@ -624,41 +608,26 @@ def difficulty_scatter(
         ax = figure.subplots()
         ax.plot([0, 1], [0, 1], color=GREY, linestyle="--", linewidth=1, zorder=1)
         ax.scatter([r[1] for r in rows], [r[2] for r in rows], s=28, color=BLUE, zorder=3)
-        for name, x, y in rows:
-            ax.annotate(
-                name,
-                (x, y),
-                xytext=(3, 3),
-                textcoords="offset points",
-                fontsize=7,
-                parse_math=False,
-            )
-        ax.text(
-            0.97,
-            0.03,
-            "harder for models",
-            transform=ax.transAxes,
-            ha="right",
-            va="bottom",
-            fontsize=8,
-            color="#555555",
-        )
-        ax.text(
-            0.03,
-            0.97 if not note else 0.85,
-            "harder for humans",
-            transform=ax.transAxes,
-            ha="left",
-            va="top",
-            fontsize=8,
-            color="#555555",
-        )
         ax.set_xlim(-0.03, 1.05)
         ax.set_ylim(-0.03, 1.05)
         ax.set_aspect("equal")
         ax.set_xlabel("fraction of points, contestants")
         ax.set_ylabel("fraction of points, AI systems")
+        # What each side of the diagonal means, in the legend: text inside the axes could
+        # hide a point.
+        figure.legend(
+            handles=[
+                Line2D([], [], color=GREY, linestyle="--", label="equally hard"),
+                Line2D([], [], linestyle="none", label="above: harder for humans"),
+                Line2D([], [], linestyle="none", label="below: harder for models"),
+            ],
+            loc="outside upper center",
+            ncols=3,
+            handlelength=1.5,
+        )
         _note(ax, note)
+        left_out = shared.place_labels(ax, [(x, y, name) for name, x, y in rows])
+        _named_note(ax, shared.left_out_note(left_out))
 
     return _render(title, rows, (WIDTH * 0.75, WIDTH * 0.75), draw)
 

@@ -34,7 +34,15 @@ def review_pdf(
     with `analytics_html`, the challenge analytics as puzzles.analytics.report_pdf renders
     them, on a page of its own when given. Only a SafeString (a rendered template) goes in
     as markup; any other text would be escaped."""
-    html = render_to_string(
+    return render_pdf(review_pdf_html(review, charts, analytics_html=analytics_html))
+
+
+def review_pdf_html(
+    review: Review, charts: ReviewCharts | None, *, analytics_html: SafeString | str = ""
+) -> str:
+    """Return the HTML that review_pdf renders (its headings and tables are what the page
+    breaks are checked against)."""
+    return render_to_string(
         "grading/review/report_pdf.html",
         {
             "review": review,
@@ -44,7 +52,6 @@ def review_pdf(
             "generated": timezone.now(),
         },
     )
-    return render_pdf(html)
 
 
 def review_pdf_filename(review: Review) -> str:

@@ -39,6 +39,7 @@ from redis.exceptions import RedisError
 
 from ioleval.celery import QueueUnavailable
 from ioleval.progress import DONE, RUNNING, STALLED, Progress
+from ioleval.wording import p_text
 from puzzles.models import Competition
 
 from . import charts
@@ -590,7 +591,7 @@ def review_charts(review: Review) -> ReviewCharts:
     note = f"Spearman rho = {c.spearman:.2f}, n = {c.n}" if c.spearman is not None else f"n = {c.n}"
     d = review.difficulty
     difficulty_note = (
-        f"Spearman rho = {d.spearman:.2f}, p = {d.spearman_p:.3g}, n = {d.n}"
+        f"Spearman rho = {d.spearman:.2f}, {p_text(d.spearman_p)}, n = {d.n}"
         if d.spearman is not None
         else ""
     )
@@ -837,7 +838,7 @@ def correlation_sentence(c: Correlation) -> str:
     interval = f" (95% interval {low:.2f} to {high:.2f})" if low is not None else ""
     text = (
         f"Over {c.n} systems, the jury's ranking and the automatic one agree with Spearman "
-        f"rho = {c.spearman:.2f}{interval}, p = {c.spearman_p:.3g}; Pearson r = {c.pearson:.2f}, "
+        f"rho = {c.spearman:.2f}{interval}, {p_text(c.spearman_p)}; Pearson r = {c.pearson:.2f}, "
         f"Kendall tau = {c.kendall:.2f}."
     )
     if c.n < 10:
@@ -850,7 +851,7 @@ def difficulty_sentence(d: CriterionDifficulty) -> str:
         return d.note or "Criterion difficulty cannot be compared."
     text = (
         f"Over {d.n} criteria, what is hard for models and what is hard for contestants "
-        f"agree with Spearman rho = {d.spearman:.2f}, p = {d.spearman_p:.3g}."
+        f"agree with Spearman rho = {d.spearman:.2f}, {p_text(d.spearman_p)}."
     )
     if d.harder_for_models:
         text += " Much harder for models: " + ", ".join(g.code for g in d.harder_for_models) + "."

@@ -67,7 +67,7 @@ def ablation_forest(
         ax.set_yticks(range(n), list(reversed(names)))
         ax.set_ylim(-0.7, n - 0.3)
         ax.set_xlabel(f"change in score against {label(reference) or 'the reference'} (0-1)")
-        ax.legend(
+        figure.legend(
             handles=[
                 Line2D(
                     [],
@@ -87,9 +87,8 @@ def ablation_forest(
                     label="interval includes 0 or none",
                 ),
             ],
-            loc="upper center",
-            bbox_to_anchor=(0.5, -0.22),
-            ncol=2,
+            loc="outside lower center",
+            ncols=2,
         )
 
     height = min(1.6 + 0.32 * len(data), 20.0)

@@ -4,7 +4,8 @@ table, compact (the first TOP_ROWS rows; the page's CSV export holds them all).
 
 Every figure comes from the selector the analysis's page and `report.py` use, every chart
 from the function the page's chart view calls (`*_page_chart`, `tier_strips`,
-`probes_scatter`, `oracle_chart`); an analysis without data shows the note `report.py`
+`probes_scatter`, `oracle_chart`; the format heat map in charts of a dozen systems,
+`formats_pdf_charts`); an analysis without data shows the note `report.py`
 gives it. Team, system, technique, condition and model names are untrusted: the template
 escapes them; only the charts' SVG, in which matplotlib escapes every label
 (`ioleval.charts`), is marked safe. No Django request, no `grading`: the review's PDF
@@ -22,7 +23,7 @@ from django.utils.safestring import SafeString, mark_safe
 from ..models import Competition
 from .ablation_charts import ablations_page_chart
 from .ablation_selectors import ablations_page
-from .charts import formats_page_chart
+from .charts import formats_pdf_charts
 from .formats import formats_page
 from .oracle.charts import oracle_chart
 from .oracle.selectors import competition_figures
@@ -104,7 +105,8 @@ def _formats(competition: Competition) -> Built:
     page = formats_page(competition)
     if not page.rows:
         return None
-    return {"page": page, "rows": Rows.of(page.rows)}, formats_page_chart(page)
+    charts = [_svg(svg) for svg in formats_pdf_charts(page)]
+    return {"page": page, "rows": Rows.of(page.rows), "charts": charts}, charts[0]
 
 
 def _techniques(competition: Competition) -> Built:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from matplotlib.figure import Figure
 
-from ioleval.charts import BLUE, VERMILLION, no_data_svg
+from ioleval.charts import BLUE, VERMILLION, count_axis, no_data_svg
 
 from .charts import render
 
@@ -36,7 +36,9 @@ def runs_per_day_chart(days: Sequence[tuple[date, int, int]], *, title: str = TI
         step = max(1, len(labels) // 15)
         ax.set_xticks(list(positions)[::step], labels[::step], rotation=45, ha="right")
         ax.set_ylabel("submissions")
-        ax.legend(loc="upper left")
+        count_axis(ax.yaxis)
+        # Above the axes: inside, the legend covered the first bars.
+        figure.legend(loc="outside upper right", ncols=2)
 
     return render(title, data, (7.0, 3.4), draw)
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from matplotlib.figure import Figure
 
-from ioleval.charts import GREY, VERMILLION, no_data_svg, render
+from ioleval.charts import GREY, VERMILLION, count_axis, no_data_svg, render
 
 
 def max_dq_bars(counts: Mapping[int, int], *, title: str = "Puzzles by max D_Q") -> str:
@@ -30,8 +30,10 @@ def max_dq_bars(counts: Mapping[int, int], *, title: str = "Puzzles by max D_Q")
             if h:
                 ax.text(v, h, str(h), ha="center", va="bottom", fontsize=8)
         ax.set_xticks(values, [str(v) for v in values])
-        ax.set_xlabel("max D_Q: questions damaged by the most damaging single deletion")
+        # Two lines: on one, the label was wider than a chart of a few bars and was cut.
+        ax.set_xlabel("max D_Q: questions damaged\nby the most damaging single deletion")
         ax.set_ylabel("puzzles")
+        count_axis(ax.yaxis)
         ax.set_ylim(0, max(heights) * 1.15 + 0.5)
 
     width = min(7.0, 3.0 + 0.35 * len(values))

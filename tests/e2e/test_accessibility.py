@@ -1,8 +1,9 @@
 """Every page of every role passes axe-core (WCAG 2.1 A and AA) in Debian's chromium.
 
 The data is the demo (``manage.py demo``): problem 3 finalized, problem 1 in discussion
-(two of juror1's and juror2's papers submitted, two open), problem 2 being graded, the
-context lab's demo puzzles. Each role's test visits each of its pages (1280 x 800)
+(two papers submitted by juror1 and juror2, one paper open for each), problem 2 being
+graded (the chair's papers submitted, so the chair reads the review), the context lab's
+demo puzzles. Each role's test visits each of its pages (1280 x 800)
 and fails with one line per violation: page, rule id, impact, help, targets.
 
 At 320 px (a phone, or 1280 px at 400% zoom, WCAG 1.4.10 Reflow) the thread, the
@@ -94,6 +95,7 @@ def role_pages(demo: Demo) -> dict[str, list[str]]:
             f"{c}/jury/problems/{PROBLEM}/sheet/",
             f"{c}/jury/problems/{PROBLEM}/overview/",
             thread_path(demo),
+            f"{c}/review/",
         ],
         "organizer": [
             "/",

@@ -5,8 +5,9 @@ submits; the chair sees the discrepancy on the comparison sheet, discusses and d
 finalizes the problem; the organizer sees the system's total. No page a juror (or the
 chair) sees names the system behind the paper.
 
-The data is the demo jury (``manage.py demo``). Before grading starts, problem 2 is given
-to juror2 and juror3 alone, so the chair is no assignee of it; its other papers are
+The data is the demo jury (``manage.py demo``), in which problem 2 is partly graded. Before
+grading starts, problem 2 starts afresh: its assignments (with their marks) go, and it is
+given to juror2 and juror3 alone, so the chair is no assignee of it; its other papers are
 graded beforehand (the two jurors agree on them) so that the problem can be finalized.
 """
 
@@ -53,7 +54,15 @@ class Flow:
 def flow(db) -> Flow:
     from django.contrib.auth import get_user_model
 
-    from grading.models import Assignment, Mark, Paper, ProblemJuror
+    from grading.models import (
+        Assignment,
+        DiscussionComment,
+        Mark,
+        Paper,
+        ProblemJuror,
+        ProblemJury,
+        Resolution,
+    )
     from grading.services import (
         assignment_submit,
         jurors_assign,
@@ -68,12 +77,14 @@ def flow(db) -> Flow:
     problem = Problem.objects.get(competition__slug=SLUG, number=PROBLEM)
     criteria = list(rubric_current(problem).criteria.order_by("order"))
     assert [c.code for c in criteria] == list(MARKS_A)
-    assert not Mark.objects.filter(assignment__paper__problem=problem).exists(), (
-        f"the demo grades problem {PROBLEM} already; the flow needs an ungraded problem"
-    )
-    # Before grading starts, problem 2 gets a jury of exactly jurors A and B: the chair
-    # must not be an open assignee of it (the sheet is refused to a chair still grading).
+    assert not ProblemJury.objects.filter(problem=problem, finalized_at__isnull=False).exists()
+    # Before grading starts, problem 2 starts afresh with a jury of exactly jurors A and B:
+    # the chair must not be an open assignee of it (the sheet is refused to a chair still
+    # grading), and the demo's marks, threads and decisions of it go with its assignments.
     Assignment.objects.filter(paper__problem=problem).delete()
+    Resolution.objects.filter(paper__problem=problem).delete()
+    DiscussionComment.objects.filter(paper__problem=problem).delete()
+    assert not Mark.objects.filter(assignment__paper__problem=problem).exists()
     ProblemJuror.objects.filter(problem=problem).delete()
     problem_jurors_set(problem=problem, usernames=[JUROR_A, JUROR_B])
     jurors_assign(competition=problem.competition, per_paper=2)

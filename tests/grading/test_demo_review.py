@@ -1,4 +1,5 @@
-"""What the demo gives the result review: a finalized problem, contestants, an external system."""
+"""What the demo gives the result review: a finalized problem, two problems partly graded
+(every paper by at least one juror, some papers left open), contestants, an external system."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ from collections import Counter
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.urls import reverse
 
+from grading.consensus import DISCREPANT
 from grading.contestants import contestant_criterion_shares, contestant_totals
-from grading.demo import FINALIZED, SELECTED, contestants_csv
+from grading.demo import DRAFT, FINALIZED, IN_PROGRESS, SELECTED, SUBMITTED_BY, contestants_csv
 from grading.models import (
     Assignment,
     Contestant,
@@ -22,7 +26,9 @@ from grading.models import (
     ProblemJury,
     Resolution,
 )
+from grading.review.services import review_build
 from grading.selectors import comparison_sheet, final_totals, jury_scale, rubric_criteria
+from grading.services import mark_save, rubric_current
 from puzzles.demo import DEMO_SLUG, EXTERNAL_SYSTEM
 from puzzles.models import Competition, ExternalScore, Output, System
 from puzzles.selectors import system_auto_scores
@@ -42,8 +48,6 @@ def test_one_problem_is_finalized_by_the_chair(demo):
     assert juries[FINALIZED].finalized_by.username == "chair"
     finalized = [n for n, j in juries.items() if j.finalized_at is not None]
     assert finalized == [FINALIZED]
-    # Problem 2 stays ungraded: the browser test of the jury's flow grades it.
-    assert not Mark.objects.filter(assignment__paper__problem__number=2).exists()
 
 
 def test_every_paper_of_the_finalized_problem_has_two_submitted_jurors(demo):
@@ -144,7 +148,9 @@ def _state():
         "systems": System.objects.count(),
         "resolutions": sorted(Resolution.objects.values_list("pk", "points")),
         "juries": sorted(ProblemJury.objects.values_list("pk", "finalized_at")),
-        "marks": sorted(Mark.objects.values_list("pk", "points")),
+        "marks": sorted(Mark.objects.values_list("pk", "points", "comment")),
+        "submitted": sorted(Assignment.objects.values_list("pk", "submitted_at")),
+        "threads": sorted(DiscussionComment.objects.values_list("pk", "text")),
         "thresholds": list(
             Competition.objects.values_list(
                 "jury_scale",
@@ -168,3 +174,99 @@ def test_thresholds_an_organizer_set_survive_a_new_run(demo):
     call_command("demo", stdout=io.StringIO())
     demo.refresh_from_db()
     assert (demo.gold_threshold, demo.silver_threshold) == (28, 20)
+
+
+# --- the review out of the box (issue 19, section 7) ----------------------------------------
+
+
+def test_the_review_has_totals_medals_difficulty_and_agreement(demo):
+    review = review_build(competition=demo, resamples=200)
+    assert review.provisional and set(review.unfinalized) == set(IN_PROGRESS)
+    assert review.correlation.n == len(SELECTED)
+    assert review.correlation.spearman is not None
+    medals = {s.system: s.medal for s in review.systems}
+    assert medals == {
+        "Frontier-A": "gold",
+        "Frontier-B": "silver",
+        "Team Lexicon": "bronze",
+        "OpenModel-7B": None,
+    }
+    criteria = sum(len(rubric_criteria(p)) for p in demo.problems.all())
+    assert review.difficulty.n == criteria and review.difficulty.spearman is not None
+    alphas = {a.problem: a.alpha.value for a in review.agreement}
+    assert set(alphas) == {1, 2, 3} and all(v is not None for v in alphas.values())
+
+
+def test_jurors_still_have_papers_to_grade_and_the_demo_left_a_draft(demo):
+    open_papers = Assignment.objects.filter(
+        paper__problem__competition=demo, submitted_at__isnull=True
+    )
+    assert set(open_papers.values_list("juror__username", flat=True)) == {
+        "juror1",
+        "juror2",
+        "juror3",
+    }
+    # Every paper has a submitted juror: the totals above need no more grading.
+    for paper in Paper.objects.filter(problem__competition=demo):
+        assert paper.assignments.filter(submitted_at__isnull=False).exists(), paper.code
+    number, system, juror, code, points, _comment = DRAFT
+    draft = Mark.objects.get(
+        assignment__paper__problem__number=number,
+        assignment__paper__system__name=system,
+        assignment__juror__username=juror,
+    )
+    assert draft.criterion.code == code and draft.points == Decimal(points)
+    assert draft.assignment.submitted_at is None
+
+
+def test_a_discrepancy_in_progress_is_decided_and_another_is_under_discussion(demo):
+    decided = Resolution.objects.get(paper__problem__number=1)
+    assert decided.kind == Resolution.Kind.CHAIR and decided.paper.system.name == "Frontier-B"
+    thread = DiscussionComment.objects.get(paper__problem__number=1)
+    assert thread.paper.system.name == "Frontier-A"
+    _, rows = comparison_sheet(demo.problems.get(number=1))
+    open_cells = [c for r in rows for c in r.cells if c.state.status == DISCREPANT]
+    assert len(open_cells) == 1
+
+
+def test_the_chair_and_the_organizer_read_the_review_and_no_juror_does(demo, client):
+    url = reverse("grading:review", args=[demo.slug])
+    status = {}
+    for user in get_user_model().objects.all():
+        client.force_login(user)
+        status[user.username] = client.get(url).status_code
+    assert status == {
+        "organizer": 200,
+        "chair": 200,
+        "juror1": 403,
+        "juror2": 403,
+        "juror3": 403,
+        "juror4": 403,
+    }
+
+
+def test_a_second_run_keeps_a_jurors_own_marks_on_an_open_paper(demo):
+    number, system, juror, code, _points, _comment = DRAFT
+    mine = Assignment.objects.get(
+        paper__problem__number=number, paper__system__name=system, juror__username=juror
+    )
+    criteria = list(rubric_current(mine.paper.problem).criteria.order_by("order"))
+    for criterion in criteria:
+        mark_save(assignment=mine, criterion=criterion, points=criterion.step, comment="mine")
+    # juror2's open paper of problem 1: the demo grades none of it, even on a second run.
+    (number2, system2) = next(
+        key for key, jurors in SUBMITTED_BY.items() if key[0] == 1 and "juror2" not in jurors
+    )
+    other = Assignment.objects.get(
+        paper__problem__number=number2, paper__system__name=system2, juror__username="juror2"
+    )
+    first = criteria[0]
+    mark_save(assignment=other, criterion=first, points=first.maximum, comment="")
+    before = _state()
+    call_command("demo", stdout=io.StringIO())
+    assert _state() == before
+    mine.refresh_from_db()
+    other.refresh_from_db()
+    assert mine.submitted_at is None and other.submitted_at is None
+    assert set(mine.marks.values_list("comment", flat=True)) == {"mine"}
+    assert other.marks.count() == 1

@@ -172,6 +172,11 @@ def test_after_submitting_a_juror_sees_the_thread(client, jury):
 
 
 def test_chair_still_grading_a_problem_cannot_see_its_sheet(client, jury):
+    # The demo's chair has submitted its papers of problem 2; it gets one open again.
+    submitted = Assignment.objects.filter(juror__username="chair", paper__problem__number=2)
+    paper = submitted.order_by("paper__code").first().paper
+    submitted.filter(paper=paper).delete()
+    Assignment.objects.create(paper=paper, juror=jury.get(username="chair"))
     client = _login(client, "chair")
     own = _open_assignment("chair", problem=2)
     assert own is not None
@@ -197,10 +202,10 @@ def test_revise_decide_and_finalize(client, jury):
     mark = Mark.objects.get(
         assignment__paper=paper, assignment__juror__username="juror1", criterion=criterion
     )
-    assert mark.points == Decimal("1.5")
+    assert mark.points == Decimal("2")
     juror1.post(revise, {"points": "1", "reason": ""})  # a reason is required
     mark.refresh_from_db()
-    assert mark.points == Decimal("1.5")
+    assert mark.points == Decimal("2")
     juror1.post(revise, {"points": "1", "reason": "ta- was never named"})
     mark.refresh_from_db()
     assert mark.points == Decimal("1")
@@ -211,8 +216,8 @@ def test_revise_decide_and_finalize(client, jury):
     organizer = _login(client, "organizer")
     assert organizer.post(decide, {"points": "1", "reason": "x"}).status_code == 403
     chair = _login(client, "chair")
-    # The chair has open papers of problem 1; settle those first through the sheet rules.
-    Assignment.objects.filter(juror__username="chair").delete()
+    # The demo's chair has no open paper: it may decide.
+    assert not _open_assignment("chair", problem=2)
     chair.post(decide, {"points": "1", "reason": "as revised"})
     resolution = Resolution.objects.get(paper=paper, criterion=criterion)
     assert resolution.points == Decimal("1") and resolution.decided_by.username == "chair"

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 from scipy import stats as sps
 
-from .words import counted, p_text
+from ioleval.wording import p_text
+
+from .words import counted
 
 ALL = "all probes"  # the probe type of the overall row, over every probe of a model
 MIN_MODELS = 3
@@ -133,5 +135,5 @@ def sentence(c: ProbeCorrelation) -> str:
         return f"{c.probe_type}: {c.note}"
     return (
         f"{c.probe_type}: across {c.n} models, Pearson r = {c.pearson:.3f} "
-        f"(p = {p_text(c.pearson_p)}), Spearman rho = {c.spearman:.3f} (p = {p_text(c.spearman_p)})."
+        f"({p_text(c.pearson_p)}), Spearman rho = {c.spearman:.3f} ({p_text(c.spearman_p)})."
     )

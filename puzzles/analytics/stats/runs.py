@@ -18,7 +18,9 @@ from datetime import date, datetime
 
 from scipy import stats as sps
 
-from .words import counted, p_text
+from ioleval.wording import p_text
+
+from .words import counted
 
 SCORED = "scored"
 FAILED = "failed"
@@ -257,7 +259,7 @@ def correlation_sentence(c: RankCorrelation) -> str:
         return c.note
     return (
         f"Across {c.n} runs with both scores, Spearman rho = {c.spearman:.3f} "
-        f"(p = {p_text(c.spearman_p)}), Kendall tau = {c.kendall:.3f} (p = {p_text(c.kendall_p)})."
+        f"({p_text(c.spearman_p)}), Kendall tau = {c.kendall:.3f} ({p_text(c.kendall_p)})."
     )
 
 

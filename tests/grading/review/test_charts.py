@@ -270,11 +270,14 @@ def test_hundreds_of_systems_name_only_the_best_and_most_divergent_and_say_so():
     ]
     scatter = texts(parse(jury_vs_auto_scatter(many)))
     named = [t for t in scatter if re.fullmatch(r"S\d{3}", t)]
-    assert len(named) == charts.NAMED
+    # A name with no room left on the crowded chart is left out (never drawn over another)
+    # and counted; the best totals come first, so theirs are drawn.
+    left_out = next(re.search(r"(\d+) names? left out", t) for t in scatter if "left out" in t)
+    assert len(named) + int(left_out[1]) == charts.NAMED and len(named) >= 20
     assert {"S299", "S298", "S285"} <= set(named)  # the best jury totals
     gap = max(many, key=lambda s: abs(s.auto_score - s.jury_total))
     assert gap.system in named
-    assert "names: the 15 best and 15 largest gaps of 300" in scatter
+    assert any("names: the 15 best and 15 largest gaps of 300" in t for t in scatter)
 
     rows = [Divergence("P1", s.system, s.auto_score - s.jury_total) for s in many]
     bars = texts(parse(divergence_bars(rows)))
@@ -293,6 +296,12 @@ def test_hundreds_of_systems_name_only_the_best_and_most_divergent_and_say_so():
 def test_thirty_systems_are_all_named():
     names = [f"System {i:02d}" for i in range(charts.NAMED)]
     points = [SystemScore(name, 2 * i, 3 * i) for i, name in enumerate(names)]
-    assert all(n in texts(parse(jury_vs_auto_scatter(points))) for n in names)
+    # Thirty points a label's height apart on a diagonal from the origin: the two lowest
+    # have no room left inside the axes, and the chart says so rather than overlap names.
+    scatter = texts(parse(jury_vs_auto_scatter(points)))
+    drawn = [n for n in names if n in scatter]
+    assert len(drawn) >= charts.NAMED - 2
+    if len(drawn) < charts.NAMED:
+        assert f"{charts.NAMED - len(drawn)} names left out (no room): see the table" in scatter
     placed = texts(parse(placement_histogram(range(0, 100, 3), THRESHOLDS, points)))
     assert all(n in placed for n in names) and not any(t.endswith(" more") for t in placed)
