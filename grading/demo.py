@@ -21,7 +21,7 @@ from puzzles.demo import THRESHOLDS
 from puzzles.models import Competition, Problem
 
 from .models import Assignment, Contestant, Criterion, Paper, ProblemJury
-from .selectors import jury_scale
+from .scale import MEDALS
 from .services import (
     assignment_submit,
     comment_post,
@@ -163,9 +163,10 @@ def demo_jury_load(competition: Competition) -> None:
     problems = {p.number: p for p in competition.problems.all()}
     if rubric_current(problems[1]) is None:
         rubrics_import(json.dumps(RUBRICS), competition=competition, file="demo-rubrics.json")
-    # On the scale the rubrics make (the demo sets none). Thresholds an organizer set stay;
-    # a database from an older demo (out of 60) or none yet gets these.
-    if competition.gold_threshold is None or jury_scale(competition).above:
+    # On the scale the rubrics make (the demo sets none), and only where none are set:
+    # thresholds an organizer set stay, even above the scale (its warning says so on the
+    # pages), since setting ours could overwrite them or, below a lowered scale, fail.
+    if all(getattr(competition, f"{key}_threshold") is None for key in MEDALS):
         competition_set_thresholds(
             competition=competition, **{k: Decimal(v) for k, v in THRESHOLDS.items()}
         )
