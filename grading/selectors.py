@@ -747,6 +747,7 @@ def scale_status(scale: JuryScale) -> ScaleStatus:
         text=scale.text,
         thresholds_text=scale.thresholds_text,
         warnings=scale.warnings,
+        not_applied=scale.not_applied,
     )
 
 
