@@ -256,10 +256,9 @@ def _grade_in_progress(competition: Competition) -> None:
     criteria: dict[int, dict[str, Criterion]] = {}
     assignments = (
         Assignment.objects.filter(
-            paper__problem__competition=competition,
-            paper__problem__number__in=IN_PROGRESS,
-            paper__problem__jury__finalized_at__isnull=True,
+            paper__problem__competition=competition, paper__problem__number__in=IN_PROGRESS
         )
+        .exclude(paper__problem_id__in=ProblemJury.objects.finalized().values("problem_id"))
         .select_related("paper__system", "paper__problem", "juror")
         .order_by("paper__problem__number", "paper__code", "juror__username")
     )
@@ -336,11 +335,8 @@ TAGS = {"Frontier-B": ["underspecified rule"], "OpenModel-7B": ["hallucination",
 
 def _finalize_problem(problem: Problem) -> None:
     """Grade every paper of the problem by its two jurors and finalize it, once."""
-    graded = Assignment.objects.filter(paper__problem=problem, submitted_at__isnull=False)
-    if (
-        graded.exists()
-        or ProblemJury.objects.filter(problem=problem, finalized_at__isnull=False).exists()
-    ):
+    graded = Assignment.objects.submitted().filter(paper__problem=problem)
+    if graded.exists() or ProblemJury.objects.finalized().filter(problem=problem).exists():
         return
     chair = get_user_model().objects.get(username="chair")
     criteria = {c.code: c for c in rubric_current(problem).criteria.all()}
