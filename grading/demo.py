@@ -21,7 +21,7 @@ from puzzles.demo import THRESHOLDS
 from puzzles.models import Competition, Problem
 
 from .models import Assignment, Contestant, Criterion, Paper, ProblemJury
-from .selectors import jury_scale
+from .scale import MEDALS
 from .services import (
     assignment_submit,
     comment_post,
@@ -163,9 +163,10 @@ def demo_jury_load(competition: Competition) -> None:
     problems = {p.number: p for p in competition.problems.all()}
     if rubric_current(problems[1]) is None:
         rubrics_import(json.dumps(RUBRICS), competition=competition, file="demo-rubrics.json")
-    # On the scale the rubrics make (the demo sets none). Thresholds an organizer set stay;
-    # a database from an older demo (out of 60) or none yet gets these.
-    if competition.gold_threshold is None or jury_scale(competition).above:
+    # On the scale the rubrics make (the demo sets none), and only where none are set:
+    # thresholds an organizer set stay, even above the scale (its warning says so on the
+    # pages), since setting ours could overwrite them or, below a lowered scale, fail.
+    if all(getattr(competition, f"{key}_threshold") is None for key in MEDALS):
         competition_set_thresholds(
             competition=competition, **{k: Decimal(v) for k, v in THRESHOLDS.items()}
         )
@@ -255,10 +256,9 @@ def _grade_in_progress(competition: Competition) -> None:
     criteria: dict[int, dict[str, Criterion]] = {}
     assignments = (
         Assignment.objects.filter(
-            paper__problem__competition=competition,
-            paper__problem__number__in=IN_PROGRESS,
-            paper__problem__jury__finalized_at__isnull=True,
+            paper__problem__competition=competition, paper__problem__number__in=IN_PROGRESS
         )
+        .exclude(paper__problem_id__in=ProblemJury.objects.finalized().values("problem_id"))
         .select_related("paper__system", "paper__problem", "juror")
         .order_by("paper__problem__number", "paper__code", "juror__username")
     )
@@ -335,11 +335,8 @@ TAGS = {"Frontier-B": ["underspecified rule"], "OpenModel-7B": ["hallucination",
 
 def _finalize_problem(problem: Problem) -> None:
     """Grade every paper of the problem by its two jurors and finalize it, once."""
-    graded = Assignment.objects.filter(paper__problem=problem, submitted_at__isnull=False)
-    if (
-        graded.exists()
-        or ProblemJury.objects.filter(problem=problem, finalized_at__isnull=False).exists()
-    ):
+    graded = Assignment.objects.submitted().filter(paper__problem=problem)
+    if graded.exists() or ProblemJury.objects.finalized().filter(problem=problem).exists():
         return
     chair = get_user_model().objects.get(username="chair")
     criteria = {c.code: c for c in rubric_current(problem).criteria.all()}

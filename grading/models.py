@@ -116,6 +116,12 @@ class ProblemJuror(models.Model):
         return f"{self.juror} grades {self.problem}"
 
 
+class AssignmentQuerySet(models.QuerySet):
+    def submitted(self) -> AssignmentQuerySet:
+        """Return the assignments whose juror submitted the paper (their marks are locked)."""
+        return self.filter(submitted_at__isnull=False)
+
+
 class Assignment(models.Model):
     """A juror's copy of a paper; submitting it locks the juror's marks."""
 
@@ -125,6 +131,8 @@ class Assignment(models.Model):
     )
     submitted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AssignmentQuerySet.as_manager()
 
     class Meta:
         ordering = ["paper", "juror"]
@@ -140,6 +148,13 @@ class Assignment(models.Model):
         return self.submitted_at is not None
 
 
+class MarkQuerySet(models.QuerySet):
+    def submitted(self) -> MarkQuerySet:
+        """Return the marks of submitted papers: what the sheet, other jurors and the review
+        see (a draft stays its juror's own until the paper is submitted)."""
+        return self.filter(assignment__submitted_at__isnull=False)
+
+
 class Mark(models.Model):
     """One juror's points and comment for one criterion of one paper."""
 
@@ -151,6 +166,8 @@ class Mark(models.Model):
     from_suggestion = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
     history = HistoricalRecords(excluded_fields=["updated_at"])
+
+    objects = MarkQuerySet.as_manager()
 
     class Meta:
         ordering = ["assignment", "criterion__order"]
@@ -241,6 +258,12 @@ class PaperTag(models.Model):
         return f"{self.assignment}: {self.tag}"
 
 
+class ProblemJuryQuerySet(models.QuerySet):
+    def finalized(self) -> ProblemJuryQuerySet:
+        """Return the juries whose problem the chair finalized: its results stand."""
+        return self.filter(finalized_at__isnull=False)
+
+
 class ProblemJury(models.Model):
     """The jury's state for a problem: discrepancy tolerance and finalization."""
 
@@ -252,6 +275,8 @@ class ProblemJury(models.Model):
     finalized_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+
+    objects = ProblemJuryQuerySet.as_manager()
 
     def __str__(self) -> str:
         return f"jury of {self.problem}"

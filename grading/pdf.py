@@ -59,7 +59,6 @@ from .text import (
     breakable_html,
     breakable_text,
     explanation_html,
-    item_prompts,  # noqa: F401 -- read by the tests and other callers as grading.pdf's
     points_text,
 )
 

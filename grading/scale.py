@@ -27,6 +27,7 @@ RUBRICS = "the sum of the rubrics' maxima"
 LIMIT = Decimal("100000")
 FIX_THRESHOLDS = "set the thresholds again (competition page or set_thresholds)"
 FIX_SCALE = "set the scale (competition page or set_scale)"
+NOT_APPLIED = "not applied"  # beside a threshold above the scale, wherever it is shown
 
 
 def medal_name(key: str) -> str:
@@ -77,9 +78,13 @@ class JuryScale:
 
     @property
     def thresholds_text(self) -> str:
-        """Say the thresholds: 'gold 60, silver 45, bronze 30, honourable mention —'."""
+        """Say the thresholds: 'gold 80 (not applied), silver 45, bronze 30, honourable
+        mention —', naming those above the scale as the review leaves them out."""
+        not_applied = self.not_applied
         return ", ".join(
-            f"{medal_name(key)} {points_text(value) or '—'}" for key, value in self.thresholds
+            f"{medal_name(key)} {points_text(value) or '—'}"
+            + (f" ({NOT_APPLIED})" if key in not_applied else "")
+            for key, value in self.thresholds
         )
 
     @property
@@ -90,6 +95,11 @@ class JuryScale:
             for key, value in self.thresholds
             if value is not None and (self.points is None or value > self.points)
         )
+
+    @property
+    def not_applied(self) -> tuple[str, ...]:
+        """Return the medal keys whose threshold is above the scale: no medal is given by it."""
+        return tuple(key for key, _ in self.above)
 
     def applied(self) -> dict[str, Decimal | None]:
         """Return the thresholds medals are given by: those above the scale count as unset."""

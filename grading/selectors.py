@@ -32,6 +32,7 @@ from django.urls import reverse
 from ioleval.roles import CHAIR, ORGANIZER, has_role
 from puzzles.jury import ScaleStatus
 from puzzles.models import Competition, Output, Problem, System
+from puzzles.questions import item_prompts
 
 from .access import chair_access, chair_refusal
 from .consensus import AGREED, DECIDED, DISCREPANT, PENDING, CellState, cell_state
@@ -52,7 +53,7 @@ from .models import (
 from .scale import MEDALS, JuryScale, scale_moves
 from .selectors_blind import NotBlind, not_blind
 from .sheet_rules import DEFAULT_SORT, SORTS, absolute_differences, sort_rows
-from .text import explanation_html, item_prompts, points_text
+from .text import explanation_html, points_text
 
 
 def assignment_for(user, code: str) -> Assignment:
@@ -290,36 +291,20 @@ class PaperCell:
 
 
 def paper_cells(paper: Paper, criteria: list[Criterion]) -> dict[int, PaperCell]:
-    """Return per criterion of one paper every submitted mark and the cell's state."""
-    expected = Assignment.objects.filter(paper=paper).count()
-    submitted: dict[int, dict[str, Decimal | None]] = {c.pk: {} for c in criteria}
-    for criterion_id, name, points in (
-        Mark.objects.filter(
-            assignment__paper=paper, assignment__submitted_at__isnull=False, criterion__in=criteria
-        )
-        .order_by("assignment__juror__username")
-        .values_list("criterion_id", "assignment__juror__username", "points")
-    ):
-        submitted[criterion_id][name] = points
-    decisions = dict(
-        Resolution.objects.filter(paper=paper, criterion__in=criteria).values_list(
-            "criterion_id", "points"
-        )
+    """Return per criterion of one paper every submitted mark, by juror name, and the cell's
+    state, as the sheet judges it (cell_inputs; four queries)."""
+    names = dict(
+        Assignment.objects.filter(paper=paper)
+        .order_by("juror__username")
+        .values_list("juror_id", "juror__username")
     )
+    inputs = cell_inputs([paper.pk], [c.pk for c in criteria])
     tolerance = problem_jury(paper.problem).tolerance
-    return {
-        c.pk: PaperCell(
-            submitted[c.pk],
-            cell_state(
-                submitted=submitted[c.pk],
-                expected=expected,
-                decision=decisions.get(c.pk),
-                tolerance=tolerance,
-                step=c.step,
-            ),
-        )
-        for c in criteria
-    }
+    cells = {}
+    for criterion in criteria:
+        submitted, state = inputs.cell(paper.pk, list(names), criterion, tolerance=tolerance)
+        cells[criterion.pk] = PaperCell({names[j]: p for j, p in submitted.items()}, state)
+    return cells
 
 
 def grading_page(assignment: Assignment) -> GradingPage:
@@ -555,8 +540,58 @@ _CODE = "P0-CODE"
 
 
 def problem_jury(problem: Problem) -> ProblemJury:
-    """Return the problem's jury settings (an unsaved default when it has none yet)."""
-    return ProblemJury.objects.filter(problem=problem).first() or ProblemJury(problem=problem)
+    """Return the problem's jury settings (an unsaved default when it has none yet): as
+    select_related("jury") loaded them with the problem, else read (one query)."""
+    if not Problem.jury.is_cached(problem):
+        return ProblemJury.objects.filter(problem=problem).first() or ProblemJury(problem=problem)
+    try:
+        return problem.jury
+    except ProblemJury.DoesNotExist:
+        return ProblemJury(problem=problem)
+
+
+@dataclass(frozen=True)
+class CellInputs:
+    """What the consensus rule judges the cells of some papers by (cell_inputs)."""
+
+    # (paper id, criterion id) -> juror id -> points: the marks of submitted papers only
+    marks: dict[tuple[int, int], dict[int, Decimal | None]]
+    decisions: dict[tuple[int, int], Decimal | None]  # (paper id, criterion id) -> the chair's
+
+    def cell(
+        self, paper_id: int, jurors: list[int], criterion: Criterion, *, tolerance: Decimal
+    ) -> tuple[dict[int, Decimal | None], CellState]:
+        """Return one cell's submitted marks by juror, in the order of `jurors` (every juror
+        assigned the paper: as many marks are expected), and its state."""
+        found = self.marks.get((paper_id, criterion.pk), {})
+        submitted = {juror: found[juror] for juror in jurors if juror in found}
+        return submitted, cell_state(
+            submitted=submitted,
+            expected=len(jurors),
+            decision=self.decisions.get((paper_id, criterion.pk)),
+            tolerance=tolerance,
+            step=criterion.step,
+        )
+
+
+def cell_inputs(paper_ids: Iterable[int], criterion_ids: Iterable[int]) -> CellInputs:
+    """Return the submitted marks and the chair's decisions of these papers' cells (two
+    queries): what the sheet and a juror's "needs you" both judge cells by."""
+    paper_ids, criterion_ids = list(paper_ids), list(criterion_ids)
+    marks: dict[tuple[int, int], dict[int, Decimal | None]] = defaultdict(dict)
+    for paper_id, criterion_id, juror_id, points in (
+        Mark.objects.submitted()
+        .filter(assignment__paper_id__in=paper_ids, criterion_id__in=criterion_ids)
+        .values_list("assignment__paper_id", "criterion_id", "assignment__juror_id", "points")
+    ):
+        marks[(paper_id, criterion_id)][juror_id] = points
+    decisions = {
+        (paper_id, criterion_id): points
+        for paper_id, criterion_id, points in Resolution.objects.filter(
+            paper_id__in=paper_ids, criterion_id__in=criterion_ids
+        ).values_list("paper_id", "criterion_id", "points")
+    }
+    return CellInputs(marks=dict(marks), decisions=decisions)
 
 
 def comparison_sheet(
@@ -579,20 +614,7 @@ def comparison_sheet(
         )
         .order_by("code")
     )
-    marks: dict[tuple[int, int], dict[int, Decimal | None]] = defaultdict(dict)
-    for paper_id, criterion_id, juror_id, points in Mark.objects.filter(
-        Q(assignment__paper=paper) if paper is not None else Q(),
-        assignment__paper__problem=problem,
-        assignment__submitted_at__isnull=False,
-        criterion__in=criteria,
-    ).values_list("assignment__paper_id", "criterion_id", "assignment__juror_id", "points"):
-        marks[(paper_id, criterion_id)][juror_id] = points
-    decisions = dict(
-        ((p, c), points)
-        for p, c, points in Resolution.objects.filter(one, paper__problem=problem).values_list(
-            "paper_id", "criterion_id", "points"
-        )
-    )
+    inputs = cell_inputs([p.pk for p in papers], [c.pk for c in criteria])
     threads = dict(
         ((p, c), n)
         for p, c, n in DiscussionComment.objects.filter(one, paper__problem=problem)
@@ -629,17 +651,9 @@ def comparison_sheet(
         thread_url = thread_base.replace(_CODE, paper.code)
         names = {a.juror_id: a.juror.username for a in assignments}  # shared by the row's cells
         decide_url = decide_base.replace(_CODE, paper.code)
+        jurors = [a.juror_id for a in assignments]  # the row's order: columns line up
         for criterion in criteria:
-            found = marks.get((paper.pk, criterion.pk), {})
-            # In the order of the row's jurors, so that columns line up.
-            submitted = {a.juror_id: found[a.juror_id] for a in assignments if a.juror_id in found}
-            state = cell_state(
-                submitted=submitted,
-                expected=len(assignments),
-                decision=decisions.get((paper.pk, criterion.pk)),
-                tolerance=tolerance,
-                step=criterion.step,
-            )
+            submitted, state = inputs.cell(paper.pk, jurors, criterion, tolerance=tolerance)
             row.cells.append(
                 SheetCell(
                     criterion,
@@ -700,7 +714,7 @@ def final_totals(competition: Competition, *, finalized_only: bool = True) -> li
     counted = frozenset(number for number, rows in sheets.items() if rows)
     totals: dict[int, SystemTotal] = {}
     for problem in problems:
-        finalized = getattr(problem, "jury", None) is not None and problem.jury.finalized_at
+        finalized = problem_jury(problem).finalized_at is not None
         for row in sheets[problem.number]:
             system = row.paper.system
             entry = totals.setdefault(
@@ -747,6 +761,7 @@ def scale_status(scale: JuryScale) -> ScaleStatus:
         text=scale.text,
         thresholds_text=scale.thresholds_text,
         warnings=scale.warnings,
+        not_applied=scale.not_applied,
     )
 
 
@@ -939,9 +954,8 @@ def thread_page(paper: Paper, criterion: Criterion, user) -> ThreadPage:
     """A criterion's discussion of one paper, for whoever thread_access lets in."""
     own = thread_access(user, paper)
     marks = list(
-        Mark.objects.filter(
-            assignment__paper=paper, criterion=criterion, assignment__submitted_at__isnull=False
-        )
+        Mark.objects.submitted()
+        .filter(assignment__paper=paper, criterion=criterion)
         .select_related("assignment__juror")
         .order_by("assignment__juror__username")
     )
@@ -1028,9 +1042,11 @@ def competition_still_grading(competition: Competition) -> bool:
     """Whether some problem of the competition has papers and is not finalized (asked by
     puzzles through puzzles.jury: the public board warns then)."""
     with_papers = Paper.objects.filter(problem__competition=competition).values("problem_id")
-    finalized = ProblemJury.objects.filter(
-        problem__competition=competition, finalized_at__isnull=False
-    ).values("problem_id")
+    finalized = (
+        ProblemJury.objects.finalized()
+        .filter(problem__competition=competition)
+        .values("problem_id")
+    )
     return with_papers.exclude(problem_id__in=finalized).exists()
 
 
@@ -1038,9 +1054,9 @@ def problems_finalized(competition: Competition) -> set[int]:
     """Return the ids of the competition's finalized problems (asked by puzzles through
     puzzles.jury: the answer-key page says an amendment there leaves the jury's finals)."""
     return set(
-        ProblemJury.objects.filter(
-            problem__competition=competition, finalized_at__isnull=False
-        ).values_list("problem_id", flat=True)
+        ProblemJury.objects.finalized()
+        .filter(problem__competition=competition)
+        .values_list("problem_id", flat=True)
     )
 
 
@@ -1097,7 +1113,6 @@ def jury_overview_page(competition: Competition) -> JuryOverviewPage:
     progress = []
     for problem in problems:
         criteria, rows = comparison_sheet(problem)
-        jury = getattr(problem, "jury", None)
         progress.append(
             ProblemProgress(
                 problem=problem,
@@ -1105,7 +1120,7 @@ def jury_overview_page(competition: Competition) -> JuryOverviewPage:
                 jurors=sorted(groups[problem.pk]),
                 discrepancies=sum(r.discrepancies for r in rows),
                 final=sum(r.final_total is not None for r in rows),
-                finalized=jury.finalized_at if jury else None,
+                finalized=problem_jury(problem).finalized_at,
             )
         )
     return JuryOverviewPage(
@@ -1167,50 +1182,34 @@ def juror_awaiting(user, *, criteria: dict[int, list[Criterion]] | None = None) 
     with posts they have not read (ThreadRead). Finalized problems await nothing (their
     discussion is closed). Five queries, however many papers, and two more unless the
     caller gives the current criteria of the juror's problems (`criteria`)."""
-    assignments = Assignment.objects.filter(juror=user, submitted_at__isnull=False)
+    finalized = ProblemJury.objects.finalized().values("problem_id")
     papers = {
         a.paper_id: a.paper
-        for a in assignments.select_related("paper__problem__competition", "paper__problem__jury")
-        if _jury_of(a.paper.problem).finalized_at is None
+        for a in Assignment.objects.submitted()
+        .filter(juror=user)
+        .exclude(paper__problem_id__in=finalized)
+        .select_related("paper__problem__competition", "paper__problem__jury")
     }
     if not papers:
         return []
     if criteria is None:
         criteria = current_rubrics({p.problem_id for p in papers.values()})
     by_id = {c.pk: c for p in {p.problem_id for p in papers.values()} for c in criteria.get(p, [])}
-    expected = dict(
-        Assignment.objects.filter(paper_id__in=papers)
-        .values_list("paper_id")
-        .annotate(n=Count("pk"))
-        .order_by()
-    )
-    submitted: dict[tuple[int, int], dict[int, Decimal | None]] = defaultdict(dict)
-    for paper_id, criterion_id, juror_id, points in Mark.objects.filter(
-        assignment__paper_id__in=papers,
-        assignment__submitted_at__isnull=False,
-        criterion_id__in=by_id,
-    ).values_list("assignment__paper_id", "criterion_id", "assignment__juror_id", "points"):
-        submitted[(paper_id, criterion_id)][juror_id] = points
-    decisions = {
-        (paper_id, criterion_id): points
-        for paper_id, criterion_id, points in Resolution.objects.filter(
-            paper_id__in=papers, criterion_id__in=by_id
-        ).values_list("paper_id", "criterion_id", "points")
-    }
+    # The sheet's cells (comparison_sheet): the same inputs, judged by the same rule.
+    jurors: dict[int, list[int]] = defaultdict(list)
+    for paper_id, juror_id in Assignment.objects.filter(paper_id__in=papers).values_list(
+        "paper_id", "juror_id"
+    ):
+        jurors[paper_id].append(juror_id)
+    inputs = cell_inputs(papers, by_id)
     unread = threads_unread(user, papers, by_id)
     thread_base = reverse("grading:thread", args=[_CODE, 0])
     found = []
     for paper in papers.values():
-        tolerance = _jury_of(paper.problem).tolerance
+        tolerance = problem_jury(paper.problem).tolerance
         for criterion in criteria.get(paper.problem_id, []):
             key = (paper.pk, criterion.pk)
-            state = cell_state(
-                submitted=submitted[key],
-                expected=expected.get(paper.pk, 0),
-                decision=decisions.get(key),
-                tolerance=tolerance,
-                step=criterion.step,
-            )
+            _, state = inputs.cell(paper.pk, jurors[paper.pk], criterion, tolerance=tolerance)
             discrepant = state.status == DISCREPANT
             if discrepant or unread.get(key):
                 found.append(
@@ -1234,14 +1233,6 @@ def juror_awaiting(user, *, criteria: dict[int, list[Criterion]] | None = None) 
             a.criterion.order,
         ),
     )
-
-
-def _jury_of(problem: Problem) -> ProblemJury:
-    """Return the problem's jury settings as select_related left them (a default if none)."""
-    try:
-        return problem.jury
-    except ProblemJury.DoesNotExist:
-        return ProblemJury(problem=problem)
 
 
 def threads_unread(user, paper_ids, criterion_ids) -> dict[tuple[int, int], int]:

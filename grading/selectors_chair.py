@@ -209,9 +209,8 @@ def cell_marks(paper: Paper, criterion: Criterion) -> list[PanelMark]:
     name (a draft stays its juror's own until submitted, as on the thread page)."""
     return [
         PanelMark(juror, points, comment)
-        for juror, points, comment in Mark.objects.filter(
-            assignment__paper=paper, criterion=criterion, assignment__submitted_at__isnull=False
-        )
+        for juror, points, comment in Mark.objects.submitted()
+        .filter(assignment__paper=paper, criterion=criterion)
         .order_by("assignment__juror__username")
         .values_list("assignment__juror__username", "points", "comment")
     ]

@@ -213,9 +213,7 @@ def proposals_pending(competition) -> list[PendingProposal]:
     """Return the competition's pending proposals, by task, item and time, naming who
     proposed each (for organizers only) and whether the jury finalized its problem (one
     query)."""
-    finalized = ProblemJury.objects.filter(
-        problem=OuterRef("task__problem"), finalized_at__isnull=False
-    )
+    finalized = ProblemJury.objects.finalized().filter(problem=OuterRef("task__problem"))
     rows = (
         AnswerProposal.objects.filter(
             task__problem__competition=competition, status=AnswerProposal.Status.PENDING

@@ -23,9 +23,6 @@ import nh3
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-# The item's question, read from its line of the assignment: the answer key's owner reads it.
-from puzzles.questions import item_prompts  # noqa: F401 -- grading's callers import it here
-
 # Structure only: no links, images, forms, styles, classes or ids. Markdown passes raw
 # HTML through, so this allowlist, not the markdown step, is what keeps model text inert.
 ALLOWED_TAGS = frozenset(

@@ -144,6 +144,9 @@ class ScaleStatus:
     text: str  # "75 (the sum of the rubrics' maxima)"
     thresholds_text: str  # "gold 60, silver 45, bronze —, honourable mention —"
     warnings: tuple[str, ...]  # what is wrong with the scale or the thresholds, and the fix
+    # the medals (gold, silver, bronze, honourable_mention) whose threshold is above the
+    # scale: no medal is given by it, and the page says "not applied" beside it
+    not_applied: tuple[str, ...] = ()
 
     @property
     def points_text(self) -> str:

@@ -246,10 +246,9 @@ def problem_agreement(
 
     current: dict[tuple[int, int], Decimal | None] = dict(
         (((a, c), points))
-        for a, c, points in Mark.objects.filter(
-            assignment__paper__problem__competition=competition,
-            assignment__submitted_at__isnull=False,
-        ).values_list("assignment_id", "criterion_id", "points")
+        for a, c, points in Mark.objects.submitted()
+        .filter(assignment__paper__problem__competition=competition)
+        .values_list("assignment_id", "criterion_id", "points")
     )
     first_marks = _marks_as_submitted(current, competition)
     decisions: dict[Cell, Decimal] = {

@@ -103,9 +103,9 @@ def review_data(competition: Competition) -> ReviewData:
     problems = list(PuzzleProblem.objects.filter(competition=competition).order_by("number"))
     criteria = current_rubrics(problems)
     finalized = set(
-        ProblemJury.objects.filter(
-            problem__competition=competition, finalized_at__isnull=False
-        ).values_list("problem_id", flat=True)
+        ProblemJury.objects.finalized()
+        .filter(problem__competition=competition)
+        .values_list("problem_id", flat=True)
     )
     tolerance = dict(
         ProblemJury.objects.filter(problem__competition=competition).values_list(
@@ -120,10 +120,11 @@ def review_data(competition: Competition) -> ReviewData:
         )
     )
     submitted: dict[tuple[int, int], dict[int, Decimal | None]] = defaultdict(dict)
-    for paper_id, criterion_id, juror_id, points in Mark.objects.filter(
-        assignment__paper__problem__competition=competition,
-        assignment__submitted_at__isnull=False,
-    ).values_list("assignment__paper_id", "criterion_id", "assignment__juror_id", "points"):
+    for paper_id, criterion_id, juror_id, points in (
+        Mark.objects.submitted()
+        .filter(assignment__paper__problem__competition=competition)
+        .values_list("assignment__paper_id", "criterion_id", "assignment__juror_id", "points")
+    ):
         submitted[(paper_id, criterion_id)][juror_id] = points
     decisions = {
         (p, c): points
@@ -344,14 +345,12 @@ def _fingerprint_queryset(competition_id: int):
     in_competition = {
         "mark": Mark.objects.filter(assignment__paper__problem__competition=pk),
         "assignment": Assignment.objects.filter(paper__problem__competition=pk),
-        "submitted": Assignment.objects.filter(
-            paper__problem__competition=pk, submitted_at__isnull=False
-        ),
+        "submitted": Assignment.objects.submitted().filter(paper__problem__competition=pk),
         "paper": Paper.objects.filter(problem__competition=pk),
         "resolution": Resolution.objects.filter(paper__problem__competition=pk),
         "tag": PaperTag.objects.filter(assignment__paper__problem__competition=pk),
         "jury": ProblemJury.objects.filter(problem__competition=pk),
-        "final": ProblemJury.objects.filter(problem__competition=pk, finalized_at__isnull=False),
+        "final": ProblemJury.objects.finalized().filter(problem__competition=pk),
         "rubric": Rubric.objects.filter(problem__competition=pk),
         "criterion": Criterion.objects.filter(rubric__problem__competition=pk),
         "contestant": Contestant.objects.filter(competition=pk),

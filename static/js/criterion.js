@@ -38,37 +38,19 @@
   const status = function () {
     return form.querySelector(".status");
   };
-  const values = function () {
-    return new URLSearchParams(new FormData(form)).toString();
+  // static/js/autosave.js knows whether the form is stored (it loads after this script).
+  const autosave = function () {
+    return window.iolevalAutosave;
   };
-  let saved = values();
-  let sending = null; // the values of the save on its way
-  let goal = null; // the link to open once the save is stored
 
-  function save() {
-    field.dispatchEvent(new Event("change", { bubbles: true }));
-  }
-  // Open a paper's link, saving a changed mark first; a refused save keeps the juror here.
+  // Open a paper's link once the mark is stored (autosave.js saves a changed one first);
+  // a save that fails or is refused keeps the juror here, its message beside the field.
   function leave(link) {
-    if (sending !== null) {
-      goal = link;
-      return;
-    }
-    if (!field.disabled && values() !== saved) {
-      goal = link;
-      save();
-      return;
-    }
-    if (link) window.location.assign(link.href);
+    autosave().whenStored(form).then(function (stored) {
+      if (stored && link) window.location.assign(link.href);
+    });
   }
-  form.addEventListener("htmx:beforeRequest", function (event) {
-    // One save per change: the pause after typing, then Enter or leaving the field, would
-    // otherwise send the same values again.
-    if (values() === saved) {
-      event.preventDefault();
-      return;
-    }
-    sending = values();
+  form.addEventListener("htmx:beforeRequest", function () {
     const shown = status();
     if (shown) {
       shown.textContent = "saving…";
@@ -76,20 +58,13 @@
     }
   });
   form.addEventListener("htmx:afterRequest", function (event) {
-    const stored = event.detail.xhr && event.detail.xhr.status === 200;
-    if (stored) saved = sending;
-    sending = null;
-    const link = goal;
-    goal = null;
-    if (!stored) {
-      const shown = status();
-      if (shown && event.detail.xhr.status !== 422) {
-        shown.textContent = "not saved (" + event.detail.xhr.status + "): try again";
-        shown.className = "status error";
-      }
-      return;
+    const code = event.detail.xhr ? event.detail.xhr.status : 0;
+    const shown = status();
+    // A 422 comes back as a fragment with the reason (swapped in place).
+    if (shown && code !== 200 && code !== 422) {
+      shown.textContent = "not saved (" + code + "): try again";
+      shown.className = "status error";
     }
-    if (link) leave(link); // saves again first if more was typed meanwhile
   });
 
   const next = document.getElementById("next-paper");
@@ -105,7 +80,7 @@
     else if (event.target === field && event.key === "Enter") {
       event.preventDefault();
       if (next) leave(next);
-      else if (values() !== saved) save();
+      else if (autosave().unsaved(form)) leave(null); // the last paper: saves in place
       return;
     }
     if (link === undefined) return;

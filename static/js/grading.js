@@ -1,7 +1,7 @@
 // Keyboard on the grading page. Enter or ArrowDown moves to the next criterion's points
 // field, ArrowUp to the previous one; leaving a changed field fires its change event, which
 // htmx saves; on the last field Enter saves in place. Ctrl+Enter (Cmd+Enter) submits the
-// paper and opens the next unfinished one, once any typed mark is saved. Focus never goes
+// paper and opens the next unfinished one once every mark is stored (autosave.js). Focus never goes
 // to a field the juror cannot see: a field is scrolled into view as it gets focus, and on
 // load the first field gets focus only if it is on screen (else the page heading).
 (function () {
@@ -55,30 +55,45 @@
     });
   });
 
-  // Submit and next, from anywhere on the page. A mark typed but not saved yet is saved
-  // first; the server then checks that every criterion is marked.
+  // Submit and next, from anywhere on the page, once every mark form is stored: autosave.js
+  // saves a typed mark first and tries a failed save again; a mark it cannot store keeps the
+  // paper unsubmitted and says so. The server then checks that every criterion is marked.
   const submitForm = document.getElementById("submit-paper");
-  function submitNext() {
-    const button = submitForm.querySelector("button[name=then][value=next]");
-    const active = document.activeElement;
-    let form = active && active.closest ? active.closest("form.criterion") : null;
-    const unsaved =
-      form &&
-      form.dataset.dirty &&
-      form.dataset.sent !== new URLSearchParams(new FormData(form)).toString();
-    if (!unsaved) form = document.querySelector("form.criterion.htmx-request");
-    if (!form) {
-      submitForm.requestSubmit(button);
-      return;
+  let submitting = false;
+  function refuse(forms) {
+    let alert = document.getElementById("submit-error");
+    if (!alert) {
+      alert = document.createElement("p");
+      alert.id = "submit-error";
+      alert.className = "error submit-error";
+      alert.setAttribute("role", "alert");
+      submitForm.before(alert);
     }
-    form.addEventListener(
-      "htmx:afterRequest",
-      function () {
-        submitForm.requestSubmit(button);
-      },
-      { once: true },
+    const codes = forms.map(function (form) {
+      return form.querySelector("input.points").dataset.criterion;
+    });
+    const label = document.createElement("strong");
+    label.textContent = "Error:";
+    alert.replaceChildren(
+      label,
+      " not submitted: the mark for " + codes.join(", ") + " is not saved (see its message).",
     );
-    if (unsaved) active.dispatchEvent(new Event("change", { bubbles: true }));
+    focusField(forms[0].querySelector("input.points"));
+  }
+  function submitNext() {
+    if (submitting) return;
+    const button = submitForm.querySelector("button[name=then][value=next]");
+    const autosave = window.iolevalAutosave;
+    const forms = Array.from(document.querySelectorAll("form.criterion")).filter(autosave.unsaved);
+    submitting = true;
+    Promise.all(forms.map(autosave.whenStored)).then(function (stored) {
+      submitting = false;
+      const failed = forms.filter(function (form, index) {
+        return !stored[index];
+      });
+      if (failed.length) refuse(failed);
+      else submitForm.requestSubmit(button);
+    });
   }
   if (submitForm) {
     document.addEventListener("keydown", function (event) {
@@ -87,11 +102,6 @@
       submitNext();
     });
   }
-  document.querySelectorAll("form.criterion").forEach(function (form) {
-    form.addEventListener("input", function () {
-      form.dataset.dirty = "1";
-    });
-  });
 
   // A refused submit names the first unmarked criterion: go there. Otherwise the first
   // field if it is on screen, else the heading, so that no key types an unseen mark.
@@ -136,28 +146,10 @@
       field.removeAttribute("aria-describedby");
     }
   });
-  function values(form) {
-    return new URLSearchParams(new FormData(form)).toString();
-  }
-  // One save per change: Enter on the last field and the blur after it (or two change
-  // events) would otherwise send the same values twice.
+  // A save on its way (autosave.js has already stopped one that would change nothing).
   document.body.addEventListener("htmx:beforeRequest", function (event) {
     const status = statusOf(event);
-    if (!status) return;
-    const form = status.closest("form.criterion");
-    const sent = values(form);
-    if (form.dataset.sent === sent) {
-      event.preventDefault();
-      return;
-    }
-    form.dataset.sent = sent;
-    delete form.dataset.dirty;
-    show(status, "saving…", "pending");
-  });
-  // A save that was not stored (refused, failed, timed out) may be sent again as it is.
-  document.body.addEventListener("htmx:afterRequest", function (event) {
-    const status = statusOf(event);
-    if (status && !event.detail.successful) delete status.closest("form.criterion").dataset.sent;
+    if (status) show(status, "saving…", "pending");
   });
   document.body.addEventListener("htmx:responseError", function (event) {
     const status = statusOf(event);

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import urllib.request
+from decimal import Decimal
 
 import pytest
 from playwright.sync_api import expect
@@ -174,3 +175,103 @@ def test_the_last_paper_of_a_criterion_says_when_it_is_done(live_server, new_pag
     page.locator("#next-criterion").click()
     expect(page).to_have_url(re.compile(rf"/criteria/{data.criteria['1b'].pk}/$"))
     expect(page.get_by_label("points for 1b", exact=True)).to_be_focused()
+
+
+def _marked_but_1a(data, code: str) -> None:
+    """Mark every criterion of paper `code` (1a with 0.5): a submit would be accepted."""
+    from grading.services import mark_save_by_code
+
+    for criterion, points in (("1a", "0.5"), ("1b", "1"), ("1c", "1"), ("1d", "1")):
+        mark_save_by_code(
+            juror=data.juror, code=code, criterion_id=data.criteria[criterion].pk, points=points
+        )
+
+
+def _submitted_and_1a(data, code: str):
+    from grading.models import Assignment, Mark
+
+    assignment = Assignment.objects.get(paper__code=code, juror=data.juror)
+    mark = Mark.objects.get(assignment=assignment, criterion__code="1a")
+    return assignment.submitted_at is not None, mark.points
+
+
+def test_ctrl_enter_after_a_failed_save_saves_again_before_submitting(live_server, new_page, data):
+    code, following = data.papers[0].code, data.papers[1].code
+    _marked_but_1a(data, code)
+    page = new_page()
+    page.on("dialog", lambda dialog: dialog.accept())  # "Submit P1-0000?"
+    login(page, live_server, data.juror.username, PASSWORD)
+    page.goto(f"{live_server.url}/jury/papers/{code}/")
+    field = page.get_by_label("points for 1a", exact=True)
+    form = page.locator("form.criterion").filter(has=field)
+
+    page.route("**/marks/**", lambda route: route.fulfill(status=500, body="boom"))
+    field.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("1")
+    expect(form.locator(".status")).to_have_text("not saved: server error (500). Try again.")
+    page.unroute("**/marks/**")
+    posts = _posts(page)
+    page.keyboard.press("Control+Enter")  # the 1 is saved first, then the paper submitted
+    expect(page).to_have_url(re.compile(rf"/jury/papers/{following}/$"))
+    assert len(posts) == 1, posts
+    assert _submitted_and_1a(data, code) == (True, 1)
+
+
+def test_ctrl_enter_with_a_save_that_fails_again_does_not_submit(live_server, new_page, data):
+    code = data.papers[0].code
+    _marked_but_1a(data, code)
+    page = new_page()
+    dialogs = _dialogs(page)
+    login(page, live_server, data.juror.username, PASSWORD)
+    page.goto(f"{live_server.url}/jury/papers/{code}/")
+    field = page.get_by_label("points for 1a", exact=True)
+    form = page.locator("form.criterion").filter(has=field)
+
+    page.route("**/marks/**", lambda route: route.fulfill(status=500, body="boom"))
+    posts = _posts(page)
+    field.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("1")
+    expect(form.locator(".status")).to_have_text("not saved: server error (500). Try again.")
+    page.keyboard.press("Control+Enter")  # tried again, failed again: not submitted
+    alert = page.locator("#submit-error[role=alert]")
+    expect(alert).to_have_text(
+        "Error: not submitted: the mark for 1a is not saved (see its message)."
+    )
+    expect(field).to_be_focused()
+    assert len(posts) == 2, posts
+    assert dialogs == []  # neither the submit's confirmation nor a navigation
+    assert _submitted_and_1a(data, code) == (False, Decimal("0.5"))
+
+
+def test_ctrl_enter_after_the_rubric_changed_does_not_submit(live_server, new_page, data):
+    from grading.services import rubric_replace, rubric_specs, rubrics_export
+
+    code = data.papers[0].code
+    _marked_but_1a(data, code)
+    page = new_page()
+    dialogs = _dialogs(page)
+    login(page, live_server, data.juror.username, PASSWORD)
+    page.goto(f"{live_server.url}/jury/papers/{code}/")
+    criteria = rubrics_export(data.competition)["problems"][0]["criteria"]
+    specs = rubric_specs(problem=data.problem, criteria=criteria, where="test")
+    rubric_replace(problem=data.problem, specs=specs, new_version=True)  # marks carried over
+
+    field = page.get_by_label("points for 1a", exact=True)
+    form = page.locator("form.criterion").filter(has=field)
+    field.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("1")
+    expect(form.locator(".status")).to_have_text(
+        re.compile(r"^the rubric has changed: reload the page")
+    )
+    posts = _posts(page)
+    page.keyboard.press("Control+Enter")
+    alert = page.locator("#submit-error[role=alert]")
+    expect(alert).to_have_text(
+        "Error: not submitted: the mark for 1a is not saved (see its message)."
+    )
+    assert posts == []  # the same values would be refused again
+    assert dialogs == []
+    assert _submitted_and_1a(data, code) == (False, Decimal("0.5"))

@@ -21,6 +21,7 @@ from grading.models import (
     ContestantPoints,
     DiscussionComment,
     Mark,
+    PairsSeen,
     Paper,
     PaperTag,
     ProblemJury,
@@ -28,7 +29,13 @@ from grading.models import (
 )
 from grading.review.services import review_build
 from grading.selectors import comparison_sheet, final_totals, jury_scale, rubric_criteria
-from grading.services import mark_save, rubric_current
+from grading.services import (
+    mark_save,
+    rubric_current,
+    rubric_replace,
+    rubric_specs,
+    rubrics_export,
+)
 from puzzles.demo import DEMO_SLUG, EXTERNAL_SYSTEM
 from puzzles.models import Competition, ExternalScore, Output, System
 from puzzles.selectors import system_auto_scores
@@ -270,3 +277,46 @@ def test_a_second_run_keeps_a_jurors_own_marks_on_an_open_paper(demo):
     assert mine.submitted_at is None and other.submitted_at is None
     assert set(mine.marks.values_list("comment", flat=True)) == {"mine"}
     assert other.marks.count() == 1
+
+
+# --- a second run and what an organizer or the chair did meanwhile --------------------------
+
+
+def test_thresholds_an_organizer_set_above_the_scale_stay(demo):
+    # An older demo database (thresholds out of 60) or an organizer's choice: not the demo's.
+    Competition.objects.filter(pk=demo.pk).update(gold_threshold=40, silver_threshold=35)
+    call_command("demo", stdout=io.StringIO())
+    demo.refresh_from_db()
+    assert (demo.gold_threshold, demo.silver_threshold) == (40, 35)
+    assert jury_scale(demo).above  # the scale's warning says so on every page
+
+
+def test_a_rubric_edit_that_left_the_thresholds_above_the_scale_does_not_break_the_demo(demo):
+    # An organizer lowers problem 1's criteria to 0.5 points each: the scale drops to 22,
+    # below the demo's gold threshold (24), which the rubric change leaves as it was.
+    problem = demo.problems.get(number=1)
+    criteria = rubrics_export(demo)["problems"][0]["criteria"]
+    lowered = [{**c, "maximum": 0.5, "step": 0.5} for c in criteria]
+    rubric_replace(
+        problem=problem,
+        specs=rubric_specs(problem=problem, criteria=lowered, where="test"),
+        new_version=True,
+    )
+    assert jury_scale(demo).points == 22
+    before = _state()
+    call_command("demo", stdout=io.StringIO())
+    assert _state() == before
+    demo.refresh_from_db()
+    assert demo.gold_threshold == 24 and jury_scale(demo).above
+
+
+def test_a_second_run_after_the_chair_read_the_review_changes_nothing(demo, client):
+    chair = get_user_model().objects.get(username="chair")
+    client.force_login(chair)
+    assert client.get(reverse("grading:review", args=[demo.slug])).status_code == 200
+    assert PairsSeen.objects.filter(user=chair, competition=demo).exists()
+    before = _state()
+    seen = list(PairsSeen.objects.values_list("pk", "user_id", "confirmed_at"))
+    call_command("demo", stdout=io.StringIO())
+    assert _state() == before
+    assert list(PairsSeen.objects.values_list("pk", "user_id", "confirmed_at")) == seen

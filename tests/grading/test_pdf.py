@@ -19,7 +19,6 @@ from grading.errors import GradingError
 from grading.models import Assignment, Criterion, Paper, Rubric
 from grading.pdf import (
     StaticFetcher,
-    item_prompts,
     packet_pdf,
     paper_pdf,
     papers_pdf,
@@ -29,6 +28,7 @@ from grading.pdf import (
 )
 from grading.text import explanation_html
 from puzzles.models import Output, System
+from puzzles.questions import item_prompts
 from tests.puzzles.factories import CompetitionFactory, ProblemFactory, TaskFactory
 
 IPA = ["ɮ", "ʁ", "ɣ", "ː", "ˈ", "ɨ", "χ", "ə", "ɬ"]

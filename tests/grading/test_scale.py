@@ -16,6 +16,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
+from lxml import html
 
 from grading.errors import GradingError
 from grading.selectors import jury_scale, totals_page
@@ -349,8 +350,33 @@ def test_a_threshold_left_above_the_scale_is_said_on_the_totals_page(organizer, 
         "The gold threshold 80 is above the jury's scale, 75 (the sum of the rubrics' "
         "maxima): no gold is given until you set the thresholds again" in html
     )
+    # Beside the value, as the review (which gives it as "gold —") leaves it out.
+    assert (
+        "Medal thresholds: gold 80 (not applied), silver 60, bronze —, honourable mention —."
+        in html
+    )
     page = totals_page(Competition.objects.get(slug=SLUG), provisional=True)
     assert page.scale.applied()["gold"] is None and page.scale.applied()["silver"] == D(60)
+
+
+def test_a_threshold_left_above_the_scale_is_not_applied_on_the_competition_page(organizer, jury75):
+    competition_set_scale(competition=jury75, points=D(100))
+    competition_set_thresholds(competition=jury75, gold=D(80), silver=D(60))
+    Competition.objects.filter(slug=SLUG).update(jury_scale=None)
+    response = organizer.get(reverse("puzzles:competition", args=[SLUG]))
+    action = reverse("puzzles:thresholds", args=[SLUG])
+    (form,) = html.fromstring(response.content).xpath(f"//form[@action='{action}']")
+    labels = {
+        label.xpath(".//input")[0].get("name"): " ".join(label.text_content().split())
+        for label in form.xpath(".//label")
+    }
+    assert labels == {
+        "gold": "Gold not applied",
+        "silver": "Silver",
+        "bronze": "Bronze",
+        "honourable_mention": "Honourable mention",
+    }
+    assert form.xpath(".//input[@name='gold']")[0].get("value") == "80.00"
 
 
 def test_the_totals_page_is_out_of_an_organizers_scale(organizer, jury75):

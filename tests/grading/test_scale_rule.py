@@ -80,7 +80,10 @@ def test_a_threshold_above_the_scale_is_not_applied_and_says_how_to_fix_it():
         "no gold is given until you set the thresholds again (competition page or "
         "set_thresholds) or set the scale (competition page or set_scale).",
     )
-    assert s.thresholds_text == "gold 80, silver 60, bronze 40, honourable mention —"
+    assert s.not_applied == ("gold",)
+    assert s.thresholds_text == (
+        "gold 80 (not applied), silver 60, bronze 40, honourable mention —"
+    )
 
 
 def test_thresholds_within_the_scale_pass():
