@@ -29,8 +29,11 @@ class QueueUnavailable(AppError):
 def connection_errors() -> tuple[type[BaseException], ...]:
     """Return what queueing a task, or reading its state, raises when the broker or the
     result backend cannot be reached (the Redis result backend gives up with a bare
-    RuntimeError, "Retry limit exceeded ..."; nothing else there raises one)."""
-    return (OperationalError, OSError, RuntimeError, *app.backend.connection_errors)
+    RuntimeError, "Retry limit exceeded ..."; nothing else there raises one). Only some
+    result backends name errors of their own (Redis does; the cache backend of `make run`,
+    cache+memory://, and the database ones do not)."""
+    own = getattr(app.backend, "connection_errors", ())
+    return (OperationalError, OSError, RuntimeError, *own)
 
 
 class QueuedTask(Task):
