@@ -36,6 +36,30 @@ def connection_errors() -> tuple[type[BaseException], ...]:
     return (OperationalError, OSError, RuntimeError, *own)
 
 
+def _unavailable() -> QueueUnavailable:
+    return QueueUnavailable(
+        "the task queue (Celery broker) cannot be reached, so nothing was started;"
+        " try again once it is back",
+        field="queue",
+    )
+
+
+def broker_check() -> None:
+    """Raise QueueUnavailable unless the broker answers (within the settings' timeouts, one
+    retry); without a broker (eager) there is nothing to reach. For an action that must
+    not begin (clear files, say) when its tasks cannot be queued."""
+    if app.conf.task_always_eager:
+        return
+    try:
+        with app.connection_for_write() as connection:
+            connection.ensure_connection(
+                max_retries=1, interval_start=0, interval_step=0.2, interval_max=0.2
+            )
+    except connection_errors() as error:
+        logger.warning("the Celery broker cannot be reached: %s", error)
+        raise _unavailable() from None
+
+
 class QueuedTask(Task):
     """A task whose queueing fails with QueueUnavailable when the broker cannot be reached."""
 
@@ -47,11 +71,7 @@ class QueuedTask(Task):
             return super().apply_async(args, kwargs, **options)
         except connection_errors():
             logger.exception("could not queue %s", self.name)
-            raise QueueUnavailable(
-                "the task queue (Celery broker) cannot be reached, so nothing was started;"
-                " try again once it is back",
-                field="queue",
-            ) from None
+            raise _unavailable() from None
 
 
 app = Celery("ioleval", task_cls=QueuedTask)
