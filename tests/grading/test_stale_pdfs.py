@@ -9,7 +9,7 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 from pypdf import PdfReader
 
@@ -18,6 +18,7 @@ from grading.models import Paper
 from grading.pdf import paper_pdf
 from grading.services import rubric_replace, rubric_specs, rubrics_export
 from puzzles.models import Competition
+from tests.grading.render_faults import paper_fails_to_render
 
 pytestmark = pytest.mark.django_db
 
@@ -104,3 +105,27 @@ def test_the_batch_page_lists_stale_pdfs_and_rerendering_replaces_them(organizer
         assert f"{code}: was rubric v1" in body
         pdf = batches.batch_dir(batch) / f"{code}.pdf"
         assert "Rubric v2" in _text(pdf.read_bytes())
+
+
+def test_render_papers_lists_as_replaced_only_the_pdfs_it_replaced(demo, tmp_path, monkeypatch):
+    """A stale paper whose new rendering fails keeps its old PDF: it is named as failed,
+    never as replaced."""
+    out = tmp_path / "papers"
+    _render("demo", "--out", str(out))
+    _revise(demo, 1)
+    changed = sorted(Paper.objects.filter(problem__number=1).values_list("code", flat=True))
+    victim = changed[0]
+    paper_fails_to_render(monkeypatch, victim, RuntimeError("no glyph"))
+
+    printed, errors = StringIO(), StringIO()
+    with pytest.raises(CommandError, match=f"1 of 12 papers failed to render: {victim}"):
+        call_command(
+            "render_papers", "demo", "--out", str(out), "--resume", stdout=printed, stderr=errors
+        )
+
+    printed = printed.getvalue()
+    assert f"Replaced {len(changed) - 1} PDFs printed with a rubric" in printed
+    assert victim not in printed
+    assert all(f"  {code}: printed with rubric v1" in printed for code in changed[1:])
+    assert f"{victim}: RuntimeError: no glyph" in errors.getvalue()
+    assert "Rubric v1" in _text((out / f"{victim}.pdf").read_bytes())  # the old one, kept

@@ -94,11 +94,19 @@ class Command(AppCommand):
         written = sum(outcomes)
         elapsed = time.perf_counter() - started
         self.stdout.write(f"{written} PDF papers written to {out} in {elapsed:.1f} s")
-        if stale:
+        # Replaced: a PDF is there now, printed with the current rubric. A stale paper whose
+        # new rendering failed keeps its old PDF (or, cleared, has none) and is named below.
+        still = {paper.code for paper in papers_stale(out, rubric_stamps(papers))}
+        replaced = [
+            paper
+            for paper in stale
+            if paper.code not in still and (out / f"{paper.code}.pdf").exists()
+        ]
+        if replaced:
             self.stdout.write(
-                f"Replaced {len(stale)} PDFs printed with a rubric that has changed since:"
+                f"Replaced {len(replaced)} PDFs printed with a rubric that has changed since:"
             )
-            for paper in stale:
+            for paper in replaced:
                 self.stdout.write(f"  {paper.sentence}")
         failed = papers_failed(out, [p.code for p in papers])
         if failed:
