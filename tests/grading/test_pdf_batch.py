@@ -159,6 +159,29 @@ def test_a_failed_paper_is_listed_the_zip_is_partial_and_resume_retries_it(organ
     assert not list(batches.batch_dir(batch).glob("*.error"))
 
 
+def test_a_failed_paper_queued_again_is_followed_until_its_task_ends(organizer, monkeypatch):
+    """Its `.error` of the earlier try stands for nothing while the new try goes on: the page
+    polled no more ("failed") and offered Resume again, each click queueing another task."""
+    victim = Paper.objects.order_by("code").first()
+    paper_fails_to_render(monkeypatch, victim.code, RuntimeError("no glyph"))
+    batch = _start(organizer)
+    monkeypatch.undo()
+    _age(batch, 60)
+    lost = []
+    monkeypatch.setattr(render_papers_task, "apply_async", lambda **kwargs: lost.append(kwargs))
+    resume = reverse("grading:pdf_batch_resume", args=["demo", batch])
+
+    organizer.post(resume)
+
+    body = _status(organizer, batch).content.decode()
+    assert "Rendering… 11 of 12 papers" in body and resume not in body
+    assert _status(organizer, batch, HTTP_HX_REQUEST="true").status_code == 200
+    assert "still rendering" in organizer.post(resume, follow=True).content.decode()
+    assert len(lost) == 1
+    render_papers_task.apply(**lost[0])
+    assert "12 papers rendered." in _status(organizer, batch).content.decode()
+
+
 def test_a_zip_taken_while_rendering_says_it_is_partial(organizer, lost_worker):
     batch = _start(organizer)
     directory = batches.batch_dir(batch)
