@@ -7,10 +7,12 @@ backend, and a batch whose worker died is seen as stalled (nothing written for
 STALL_AFTER_SECONDS, no task known to be running) and resumed: its missing problems are
 queued again into the same folder, where tasks skip the papers already written.
 
-Without a broker (Celery eager, as under `make run`) the tasks run on a thread pool of the
+Without a broker (Celery eager, as under `make run`) the tasks run on daemon threads of the
 web process (IOLEVAL_RENDER_THREADS threads; 0: in the request, as before), so that the
-request answers at once and the same status page follows the rendering. With a broker that
-cannot be reached, starting a batch is refused (QueueUnavailable) and leaves no folder.
+request answers at once and the same status page follows the rendering; an exit of the
+process does not wait for them (the batch then stalls and is resumed), and the tasks' states
+live in that process only. With a broker that cannot be reached, starting a batch is refused
+(QueueUnavailable) and leaves no folder.
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ import io
 import json
 import logging
 import os
+import queue
 import re
 import shutil
 import threading
 import time
 import uuid
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -181,26 +183,43 @@ def _queue(competition: Competition, directory: Path, manifest: dict, numbers: l
         queued.append(n)
 
 
-_pool_lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
+# Without a broker: a queue of (args, task id) and daemon threads that take from it. Daemon
+# threads, so that nothing is joined when the process exits (Ctrl+C, a gunicorn restart):
+# the papers not yet rendered are lost with the process, and the batch then stalls and is
+# resumed like one whose worker died.
+_renderers_lock = threading.Lock()
+_jobs: queue.SimpleQueue = queue.SimpleQueue()
+_renderers: list[threading.Thread] = []
 
 
 def _task_start(competition_id: int, directory: Path, number: int, task_id: str) -> None:
-    """Queue a problem's rendering task; without a worker, run it on this process's pool."""
+    """Queue a problem's rendering task; without a worker, on this process's renderer threads."""
     args = [competition_id, str(directory), number]
     threads = settings.IOLEVAL_RENDER_THREADS
     if not celery_app.conf.task_always_eager or not threads:
         render_papers_task.apply_async(args=args, task_id=task_id)
         return
-    _background(threads).submit(_render_here, args, task_id)
+    _renderers_start(threads)
+    _jobs.put((args, task_id))
 
 
-def _background(threads: int) -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ioleval-pdf")
-        return _pool
+def _renderers_start(threads: int) -> None:
+    """Start daemon renderer threads until `threads` of them are alive in this process."""
+    with _renderers_lock:
+        _renderers[:] = [thread for thread in _renderers if thread.is_alive()]
+        while len(_renderers) < threads:
+            thread = threading.Thread(
+                target=_renderer, name=f"ioleval-pdf-{len(_renderers)}", daemon=True
+            )
+            thread.start()
+            _renderers.append(thread)
+
+
+def _renderer() -> None:
+    """Render the queued tasks one after another, for as long as the process lives."""
+    while True:
+        args, task_id = _jobs.get()
+        _render_here(args, task_id)
 
 
 def _render_here(args: list, task_id: str) -> None:

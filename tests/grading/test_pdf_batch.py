@@ -9,9 +9,12 @@ from __future__ import annotations
 import io
 import os
 import re
+import subprocess
+import sys
 import time
 import zipfile
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -342,3 +345,50 @@ def test_without_a_worker_the_batch_renders_in_the_background_of_the_web_process
     assert _status(organizer, batch, HTTP_HX_REQUEST="true").status_code == 286
     filename, archive = _zip(organizer, batch)
     assert filename == "demo-papers.zip" and len(archive.namelist()) == 12
+
+
+_EXIT_WHILE_RENDERING = """
+import os, sys, threading, time
+from pathlib import Path
+
+os.environ["DJANGO_SETTINGS_MODULE"] = "ioleval.settings.test"
+import django
+
+django.setup()
+from django.conf import settings
+
+from grading import batches
+
+settings.IOLEVAL_RENDER_THREADS = 2
+rendering = threading.Event()
+
+
+def slow(args, task_id):  # a paper that takes minutes, as at IOL scale
+    rendering.set()
+    time.sleep(300)
+
+
+batches._render_here = slow
+for number in (1, 2, 3):  # two rendering, one waiting in the queue
+    batches._task_start(1, Path("/nonexistent"), number, f"t{number}")
+assert rendering.wait(30)
+names = sorted(t.name for t in threading.enumerate() if t.name.startswith("ioleval-pdf"))
+print(names, all(t.daemon for t in threading.enumerate() if t.name in names), flush=True)
+"""
+
+
+def test_the_process_exits_while_its_renderer_threads_still_render():
+    """Ctrl+C under `make run`, a gunicorn worker's graceful restart: the exit does not wait
+    for the background rendering (a thread pool joined every queued paper first); the batch
+    then stalls and is resumed."""
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", _EXIT_WHILE_RENDERING],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['ioleval-pdf-0', 'ioleval-pdf-1'] True"
+    assert time.monotonic() - started < 60  # not the 300 s of the papers being rendered
