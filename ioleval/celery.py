@@ -44,10 +44,11 @@ def _unavailable() -> QueueUnavailable:
     )
 
 
-def broker_check() -> None:
-    """Raise QueueUnavailable unless the broker answers (within the settings' timeouts, one
-    retry); without a broker (eager) there is nothing to reach. For an action that must
-    not begin (clear files, say) when its tasks cannot be queued."""
+def queue_check() -> None:
+    """Raise QueueUnavailable unless the broker and the result backend answer (within the
+    settings' timeouts), as queueing a task needs; without a broker (eager) there is
+    nothing to reach. For an action that must not begin (clear files, say) when its tasks
+    cannot be queued."""
     if app.conf.task_always_eager:
         return
     try:
@@ -55,8 +56,9 @@ def broker_check() -> None:
             connection.ensure_connection(
                 max_retries=1, interval_start=0, interval_step=0.2, interval_max=0.2
             )
+        app.backend.get_task_meta("ioleval-queue-check")  # a task state read, as pages do
     except connection_errors() as error:
-        logger.warning("the Celery broker cannot be reached: %s", error)
+        logger.warning("the Celery broker or result backend cannot be reached: %s", error)
         raise _unavailable() from None
 
 

@@ -13,7 +13,7 @@ from grading.pdf import (
     rubric_stamps,
 )
 from grading.tasks import render_papers_task
-from ioleval.celery import QueueUnavailable, broker_check, connection_errors
+from ioleval.celery import QueueUnavailable, connection_errors, queue_check
 from ioleval.commands import AppCommand
 from puzzles.management.commands._base import import_errors
 from puzzles.models import Competition
@@ -68,9 +68,9 @@ class Command(AppCommand):
         papers = competition_papers(competition, problem)
         codes = [p.code for p in papers]
         stale = papers_stale(out, rubric_stamps(papers))
-        # Nothing is cleared unless the tasks can be queued: a broker that is down leaves the
-        # folder as it was (QueueUnavailable, a refusal).
-        broker_check()
+        # Nothing is cleared unless the tasks can be queued: a broker or result backend that
+        # is down leaves the folder as it was (QueueUnavailable, a refusal).
+        queue_check()
         # Tasks skip the PDFs already in the folder (so that a task delivered again resumes):
         # clear this run's papers first, so that each is rendered afresh.
         if not options["resume"]:
