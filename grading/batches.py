@@ -7,10 +7,12 @@ backend, and a batch whose worker died is seen as stalled (nothing written for
 STALL_AFTER_SECONDS, no task known to be running) and resumed: its missing problems are
 queued again into the same folder, where tasks skip the papers already written.
 
-Without a broker (Celery eager, as under `make run`) the tasks run on a thread pool of the
+Without a broker (Celery eager, as under `make run`) the tasks run on daemon threads of the
 web process (IOLEVAL_RENDER_THREADS threads; 0: in the request, as before), so that the
-request answers at once and the same status page follows the rendering. With a broker that
-cannot be reached, starting a batch is refused (QueueUnavailable) and leaves no folder.
+request answers at once and the same status page follows the rendering; an exit of the
+process does not wait for them (the batch then stalls and is resumed), and the tasks' states
+live in that process only. With a broker that cannot be reached, starting a batch is refused
+(QueueUnavailable) and leaves no folder.
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ import io
 import json
 import logging
 import os
+import queue
 import re
 import shutil
 import threading
 import time
 import uuid
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -181,26 +183,43 @@ def _queue(competition: Competition, directory: Path, manifest: dict, numbers: l
         queued.append(n)
 
 
-_pool_lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
+# Without a broker: a queue of (args, task id) and daemon threads that take from it. Daemon
+# threads, so that nothing is joined when the process exits (Ctrl+C, a gunicorn restart):
+# the papers not yet rendered are lost with the process, and the batch then stalls and is
+# resumed like one whose worker died.
+_renderers_lock = threading.Lock()
+_jobs: queue.SimpleQueue = queue.SimpleQueue()
+_renderers: list[threading.Thread] = []
 
 
 def _task_start(competition_id: int, directory: Path, number: int, task_id: str) -> None:
-    """Queue a problem's rendering task; without a worker, run it on this process's pool."""
+    """Queue a problem's rendering task; without a worker, on this process's renderer threads."""
     args = [competition_id, str(directory), number]
     threads = settings.IOLEVAL_RENDER_THREADS
     if not celery_app.conf.task_always_eager or not threads:
         render_papers_task.apply_async(args=args, task_id=task_id)
         return
-    _background(threads).submit(_render_here, args, task_id)
+    _renderers_start(threads)
+    _jobs.put((args, task_id))
 
 
-def _background(threads: int) -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ioleval-pdf")
-        return _pool
+def _renderers_start(threads: int) -> None:
+    """Start daemon renderer threads until `threads` of them are alive in this process."""
+    with _renderers_lock:
+        _renderers[:] = [thread for thread in _renderers if thread.is_alive()]
+        while len(_renderers) < threads:
+            thread = threading.Thread(
+                target=_renderer, name=f"ioleval-pdf-{len(_renderers)}", daemon=True
+            )
+            thread.start()
+            _renderers.append(thread)
+
+
+def _renderer() -> None:
+    """Render the queued tasks one after another, for as long as the process lives."""
+    while True:
+        args, task_id = _jobs.get()
+        _render_here(args, task_id)
 
 
 def _render_here(args: list, task_id: str) -> None:
@@ -242,21 +261,40 @@ def batch_state(batch: str, manifest: dict) -> BatchState:
     The tasks are asked before the files are read: a task writes its PDFs before it reports
     success, so a task seen ended has all its files on disk by the time they are listed, and
     a batch that finishes while it is being looked at is never taken for one that failed.
+
+    A paper queued again (a resume) whose task has not ended, and whose files all predate
+    that queueing (a PDF printed with a rubric that has changed since, an `.error` of an
+    earlier try), is being rendered: it counts as not written yet, so that the page follows
+    it and offers no second Resume meanwhile. Without task states (no result backend, or
+    another process's in-process tasks) its task is taken as running until the batch stalls.
     """
     tasks = _task_progress(manifest)
     directory = batch_dir(batch)
     codes = sorted(manifest["papers"])
     names = {entry.name: entry for entry in os.scandir(directory)}
-    written = [code for code in codes if f"{code}.pdf" in names]
-    failed = papers_failed(directory, set(codes) - set(written))
-    missing = [code for code in codes if code not in written and code not in failed]
     last = max(
         (entry.stat().st_mtime for entry in names.values() if _counts_as_activity(entry.name)),
         default=0.0,
     )
     idle = max(0, int(time.time() - last))
     papers = Paper.objects.filter(problem__competition_id=manifest["competition"], code__in=codes)
-    stale = papers_stale(directory, rubric_stamps(papers.only("code", "problem_id")))
+    stale = {
+        paper.code: paper
+        for paper in papers_stale(directory, rubric_stamps(papers.only("code", "problem_id")))
+    }
+    if tasks:
+        rendering = {int(n) for n, p in tasks.items() if p.state == RUNNING}
+    else:
+        rendering = set(manifest["problems"]) if idle < STALL_AFTER_SECONDS else set()
+    # The manifest is written as its tasks are queued: what is older came before them.
+    queued = names[MANIFEST].stat().st_mtime if MANIFEST in names else 0.0
+    kinds = {
+        code: _paper_kind(code, names, stale, queued, manifest["papers"][code] in rendering)
+        for code in codes
+    }
+    written = [code for code in codes if kinds[code] == "written"]
+    failed = papers_failed(directory, [code for code in codes if kinds[code] == "failed"])
+    missing = [code for code in codes if kinds[code] == "missing"]
     failed_tasks = sorted(int(n) for n, p in tasks.items() if p.state == FAILED)
     running = any(p.state == RUNNING for p in tasks.values())
     done = len(written) + len(failed)
@@ -276,9 +314,32 @@ def batch_state(batch: str, manifest: dict) -> BatchState:
         missing=missing,
         failed_tasks=failed_tasks,
         idle_seconds=idle,
-        stale=stale,
+        stale=[stale[code] for code in written if code in stale],
         replaced=papers_replaced(directory, written),
     )
+
+
+def _paper_kind(
+    code: str, names: dict[str, os.DirEntry], stale: dict, queued: float, rendering: bool
+) -> str:
+    """Return "written", "failed" or "missing" (not written yet) for one paper of a batch.
+
+    `queued` is when its task was last queued, `rendering` whether that task has not ended.
+    A current PDF is written. A file written since the queueing is that try's outcome: an
+    `.error` its failure, a stale PDF (the rubric changed meanwhile) written. While the task
+    goes on, older files (a stale PDF, an earlier try's `.error`) stand for nothing yet."""
+    pdf, error = names.get(f"{code}.pdf"), names.get(f"{code}{ERROR_SUFFIX}")
+    if pdf is not None and code not in stale:
+        return "written"
+    if error is not None and error.stat().st_mtime >= queued:
+        return "failed"
+    if pdf is not None and pdf.stat().st_mtime >= queued:
+        return "written"
+    if rendering:
+        return "missing"
+    if error is not None:  # its stale PDF, if any, is not handed out
+        return "failed"
+    return "written" if pdf is not None else "missing"
 
 
 def _counts_as_activity(name: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from ioleval.uploads import ImportFileField
+from ioleval.uploads import CSV, ImportFileField
 
 
 class MarkForm(forms.Form):
@@ -170,6 +170,7 @@ class RubricConfirmForm(forms.Form):
 class MarksUploadForm(forms.Form):
     file = ImportFileField(
         command="import_marks SLUG FILE.csv [--final]",
+        kind=CSV,
         help_text="CSV: system, problem, criterion, juror, points, comment",
     )
     final = forms.BooleanField(required=False, label="agreed final marks")
@@ -186,6 +187,7 @@ class TagsConfigForm(forms.Form):
 class SystemScoresUploadForm(forms.Form):
     file = ImportFileField(
         command="import_system_scores SLUG FILE.csv",
+        kind=CSV,
         help_text="CSV: system, score, and optionally exact_match, chrf, problem (0-1 scale)",
     )
 
@@ -193,6 +195,7 @@ class SystemScoresUploadForm(forms.Form):
 class ContestantsUploadForm(forms.Form):
     file = ImportFileField(
         command="import_contestants SLUG FILE.csv",
+        kind=CSV,
         help_text="CSV: contestant, total; or contestant, problem, criterion, points",
     )
 

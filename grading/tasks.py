@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from pathlib import Path
 
@@ -10,9 +11,12 @@ from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
+from ioleval.celery import connection_errors
 from puzzles.models import Competition, Problem
 
 from .pdf import competition_papers, packet_pdf, papers_write
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(bind=True)
@@ -24,14 +28,25 @@ def render_papers_task(
     Idempotent: a paper whose PDF is already in out_dir is skipped, so that a task delivered
     again after its worker was lost (acks_late) or queued again by a resume carries on. A
     paper that fails leaves `<code>.error` and the others are still written. Reports
-    PROGRESS with meta {"done", "total"} after each paper, for a polling page.
+    PROGRESS with meta {"done", "total"} after each paper, for a polling page; that report
+    is advisory (the batch's files are the truth): when the result backend cannot take it,
+    a warning is logged and the papers are still rendered.
     """
     competition = Competition.objects.get(pk=competition_id)
     papers = competition_papers(competition, problem_number)
 
     def progress(done: int, total: int) -> None:
-        if self.request.id:  # called directly (not enqueued), there is no state to update
+        if not self.request.id:  # called directly (not enqueued), there is no state to update
+            return
+        try:
             self.update_state(state="PROGRESS", meta={"done": done, "total": total})
+        except connection_errors():  # the settings' result backend fails fast, for the web
+            logger.warning(
+                "task %s: progress %d of %d not recorded (result backend unreachable)",
+                self.request.id,
+                done,
+                total,
+            )
 
     progress(0, len(papers))
     written = papers_write(papers, Path(out_dir), on_progress=progress, skip_written=True)

@@ -2,58 +2,112 @@
 
 One rule for every import page whose file can be large (marks, system outputs, the IOL-AI
 zip, runs and their outputs, probes, technique tags, automatic scores, contestants): a file
-of more than IOLEVAL_WEB_IMPORT_MAX_ROWS lines, or IOLEVAL_WEB_IMPORT_MAX_BYTES bytes, is
+of more than IOLEVAL_WEB_IMPORT_MAX_ROWS rows, or IOLEVAL_WEB_IMPORT_MAX_BYTES bytes, is
 refused with the management command that imports it, which has no time limit. A request
 that imported it would outlast the web worker's timeout and end in a bare error
 (benchmarks/README.md, marks_import.py: 10,290 marks).
+
+Rows are what the import reads: a CSV's records (its header included; the line breaks of a
+quoted field stay inside its record, as model explanations have many), a JSONL's lines; a
+zip is limited by its bytes alone.
 """
 
 from __future__ import annotations
+
+import csv
+import io
 
 from django import forms
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
+CSV = "csv"
+JSONL = "jsonl"
+ZIP = "zip"
 
-def upload_size_check(upload: UploadedFile, *, command: str, lines: bool = True) -> None:
+
+def upload_size_check(upload: UploadedFile, *, command: str, kind: str | None) -> None:
     """Raise ValidationError for a file too large to import in a request, naming the command.
 
-    Lines are counted as newlines (a CSV's header and a last line without one aside), and
-    counting stops at the limit; the file is left at its start for the import."""
+    `kind` says how its rows are counted (CSV, JSONL; ZIP: bytes only; None: not here, the
+    form calls upload_rows_check once it knows the format). Counting stops past the limit;
+    the file is left at its start for the import."""
     max_bytes = settings.IOLEVAL_WEB_IMPORT_MAX_BYTES
-    max_lines = settings.IOLEVAL_WEB_IMPORT_MAX_ROWS
-    use = f"import it with `python manage.py {command}`, which has no time limit"
     if upload.size > max_bytes:
         raise forms.ValidationError(
             f"{upload.name} has {upload.size:,} bytes; a page imports up to {max_bytes:,} "
-            f"(IOLEVAL_WEB_IMPORT_MAX_BYTES): {use}",
+            f"(IOLEVAL_WEB_IMPORT_MAX_BYTES): {_use(command)}",
             code="too_large",
         )
-    if not lines:
-        return
+    if kind in (CSV, JSONL):
+        upload_rows_check(upload, command=command, kind=kind)
+
+
+def upload_rows_check(upload: UploadedFile, *, command: str, kind: str) -> None:
+    """Raise ValidationError for a CSV of more records, or a JSONL of more lines, than a page
+    imports, naming the command; leave the file at its start."""
+    max_rows = settings.IOLEVAL_WEB_IMPORT_MAX_ROWS
+    counted = _records(upload, max_rows) if kind == CSV else _lines(upload, max_rows)
+    upload.seek(0)
+    if counted > max_rows:
+        what = "rows" if kind == CSV else "lines"
+        raise forms.ValidationError(
+            f"{upload.name} has more than {max_rows:,} {what}; a page imports up to "
+            f"{max_rows:,} (IOLEVAL_WEB_IMPORT_MAX_ROWS): {_use(command)}",
+            code="too_large",
+        )
+
+
+def _use(command: str) -> str:
+    return f"import it with `python manage.py {command}`, which has no time limit"
+
+
+def _records(upload: UploadedFile, limit: int) -> int:
+    """Count the CSV's records (blank lines aside), decoded as the imports decode it, up to
+    one past limit."""
+    upload.seek(0)
+    stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", errors="replace", newline="")
+    counted = 0
+    try:
+        for record in csv.reader(stream):
+            counted += 1 if record else 0
+            if counted > limit:
+                break
+    except csv.Error:  # a field past csv's size limit: the import says where, bounded by bytes
+        pass
+    finally:
+        stream.detach()  # the upload stays open for the import
+    return counted
+
+
+def _lines(upload: UploadedFile, limit: int) -> int:
+    """Count the file's line breaks, up to past limit."""
+    upload.seek(0)
     counted = 0
     for chunk in upload.chunks():
         counted += chunk.count(b"\n")
-        if counted > max_lines:
-            upload.seek(0)
-            raise forms.ValidationError(
-                f"{upload.name} has more than {max_lines:,} lines; a page imports up to "
-                f"{max_lines:,} (IOLEVAL_WEB_IMPORT_MAX_ROWS): {use}",
-                code="too_large",
-            )
-    upload.seek(0)
+        if counted > limit:
+            break
+    return counted
 
 
 class ImportFileField(forms.FileField):
-    """A file to import: refused past the web's size limits, with the command to use."""
+    """A file to import: refused past the web's size limits, with the command to use.
 
-    def __init__(self, *, command: str, lines: bool = True, **kwargs) -> None:
+    `kind` (CSV, JSONL or ZIP) says how its rows are counted; None when another field of
+    the form decides the format: the form's clean() then calls `rows_check`."""
+
+    def __init__(self, *, command: str, kind: str | None, **kwargs) -> None:
         self.command = command
-        self.lines = lines
+        self.kind = kind
         super().__init__(**kwargs)
 
     def clean(self, data, initial=None):
         upload = super().clean(data, initial)
         if upload:
-            upload_size_check(upload, command=self.command, lines=self.lines)
+            upload_size_check(upload, command=self.command, kind=self.kind)
         return upload
+
+    def rows_check(self, upload: UploadedFile, *, kind: str) -> None:
+        """Count the rows of an upload of this field whose format the form has decided."""
+        upload_rows_check(upload, command=self.command, kind=kind)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.core.validators import validate_slug
 
-from ioleval.uploads import ImportFileField
+from ioleval.uploads import CSV, JSONL, ZIP, ImportFileField
 
 from .languages import language_label
 from .metrics import METRICS
@@ -47,7 +47,7 @@ class IolaiImportForm(forms.Form):
     name = forms.CharField(max_length=200, required=False)
     archive = ImportFileField(
         command="import_iolai DIR --slug SLUG (the zip extracted into DIR)",
-        lines=False,
+        kind=ZIP,
         help_text="A .zip of a directory in the IOL-AI results layout "
         "(task/test.csv, task/solution.csv, optional submissions/*/).",
     )
@@ -59,10 +59,21 @@ class OutputsImportForm(forms.Form):
     tier = forms.ChoiceField(choices=[("", "(keep / other)")] + System.Tier.choices, required=False)
     file = ImportFileField(
         command="import_outputs SLUG FILE --system NAME [--raw]",
+        kind=None,  # CSV, or JSONL with `raw`: counted in clean()
         help_text="CSV with columns id,pred[,explanation], or with 'free model text' a JSONL "
         'of {"id": ..., "output": ...} lines.',
     )
     raw = forms.BooleanField(required=False, label="free model text (JSONL): extract the answers")
+
+    def clean(self):
+        data = super().clean()
+        upload = data.get("file")
+        if upload:
+            try:
+                self.fields["file"].rows_check(upload, kind=JSONL if data.get("raw") else CSV)
+            except forms.ValidationError as error:
+                self.add_error("file", error)
+        return data
 
 
 class AmendmentForm(forms.Form):

@@ -25,16 +25,22 @@ def _forget_connections() -> None:
 
 @contextlib.contextmanager
 def broker_at(url: str) -> Iterator[None]:
-    """Send tasks to the broker (and result backend) at url, as with CELERY_BROKER_URL=url."""
+    """Send tasks to the broker (and result backend) at url, as with CELERY_BROKER_URL=url.
+
+    Celery prefers the environment's CELERY_BROKER_URL (set by .ci/run) to its broker_url
+    setting, not to broker_write_url and broker_read_url: those are set too."""
     conf = celery_app.conf
     saved = conf.broker_url, conf.result_backend, conf.task_always_eager
+    saved_urls = conf.get("broker_write_url"), conf.get("broker_read_url")
     conf.broker_url = conf.result_backend = url
+    conf["broker_write_url"] = conf["broker_read_url"] = url
     conf.task_always_eager = False
     _forget_connections()
     try:
         yield
     finally:
         conf.broker_url, conf.result_backend, conf.task_always_eager = saved
+        conf["broker_write_url"], conf["broker_read_url"] = saved_urls
         _forget_connections()
 
 

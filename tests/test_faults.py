@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from grading.models import Paper
 from grading.tasks import render_papers_task
 from puzzles.models import Output
 from tests.faults import UNREACHABLE, broker_at, silent_server
@@ -96,3 +97,38 @@ def test_a_rescoring_status_says_the_backend_cannot_be_reached(organizer):
     assert 'hx-trigger="every 5s"' in polled.content.decode()
     assert "the task queue cannot be reached" in polled.content.decode()
     assert "The task queue cannot be reached" in _messages(page)[0]
+
+
+def test_a_render_task_goes_on_when_its_progress_cannot_be_recorded(
+    organizer, tmp_path, monkeypatch, caplog
+):
+    """A worker's result backend blips: the PROGRESS reports fail (fast, as the settings
+    want for the web), are logged, and every paper is still rendered (the files are the
+    truth). The end state is left to Celery, which a worker stores itself: not here."""
+    monkeypatch.setattr(render_papers_task, "store_eager_result", False)
+    competition_id = Paper.objects.first().problem.competition_id
+    with broker_at(UNREACHABLE):
+        result = render_papers_task.apply(args=[competition_id, str(tmp_path), 1], task_id="t-1")
+    assert result.state == "SUCCESS" and result.get() == 4
+    assert len(list(tmp_path.glob("*.pdf"))) == 4
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert "task t-1: progress 0 of 4 not recorded (result backend unreachable)" in warnings
+
+
+def test_render_papers_with_the_broker_down_is_refused_and_leaves_the_folder_as_it_was(
+    organizer, tmp_path
+):
+    """The command cleared the folder's PDFs, then failed to queue, with a traceback."""
+    out = tmp_path / "papers"
+    out.mkdir()
+    for code in Paper.objects.values_list("code", flat=True):
+        (out / f"{code}.pdf").write_bytes(b"%PDF- an earlier rendering")
+        (out / f".{code}.rubric").write_text('{"rubric": "v1 \\u00b7 0"}')
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    fresh = tmp_path / "new"
+    for folder, flags in ((out, []), (out, ["--resume"]), (fresh, [])):
+        with broker_at(UNREACHABLE), pytest.raises(CommandError) as refused:
+            call_command("render_papers", "demo", "--out", str(folder), *flags, stdout=StringIO())
+        assert REFUSAL in str(refused.value)
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+    assert not fresh.exists()

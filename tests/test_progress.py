@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ioleval.progress import DONE, FAILED, RUNNING, Progress, task_progress
+from ioleval.progress import DONE, FAILED, RUNNING, UNREACHABLE, Progress, task_progress
 
 
 class _Backend:
@@ -59,3 +59,23 @@ def test_failed_and_revoked_tasks_are_failed_and_unknown_states_running():
     assert task_progress(_Result(_Backend(("REVOKED", None)))).state == FAILED
     assert task_progress(_Result(_Backend(("PENDING", None)))) == Progress(RUNNING)
     assert task_progress(_Result(_Backend(("STARTED", {"pid": 1})))) == Progress(RUNNING)
+
+
+class _Unreachable:
+    """A result whose backend cannot be reached: reading its state raises a socket error."""
+
+    @property
+    def state(self):
+        raise ConnectionRefusedError(111, "Connection refused")
+
+
+def test_a_backend_without_connection_errors_of_its_own_still_gives_unreachable():
+    """The test settings' result backend (cache+memory://, Celery's CacheBackend, as under
+    `make run`) has no `connection_errors`: asking for them raised AttributeError."""
+    from kombu.exceptions import OperationalError
+
+    from ioleval.celery import app, connection_errors
+
+    assert not hasattr(app.backend, "connection_errors")
+    assert OperationalError in connection_errors() and OSError in connection_errors()
+    assert task_progress(_Unreachable()) == Progress(UNREACHABLE)

@@ -3,7 +3,9 @@ name the command that imports it (ioleval/uploads.py; one rule for every such pa
 
 from __future__ import annotations
 
+import csv
 import io
+import json
 from io import StringIO
 
 import pytest
@@ -18,7 +20,7 @@ from puzzles.analytics.probe_forms import ProbesImportForm
 from puzzles.analytics.run_forms import RunOutputsImportForm, RunsImportForm
 from puzzles.analytics.technique_forms import TagsImportForm
 from puzzles.forms import OutputsImportForm
-from puzzles.models import Competition, Output
+from puzzles.models import Competition, Output, Task
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +50,7 @@ def test_the_issues_10290_marks_are_refused_with_the_command_to_use(organizer, s
     )
     shown = _messages(response)
     assert len(shown) == 1
-    assert "marks.csv has more than 1,000 lines" in shown[0]
+    assert "marks.csv has more than 1,000 rows" in shown[0]
     assert "IOLEVAL_WEB_IMPORT_MAX_ROWS" in shown[0]
     assert "`python manage.py import_marks SLUG FILE.csv [--final]`" in shown[0]
     assert Mark.objects.count() == marks
@@ -64,7 +66,7 @@ def test_outputs_past_the_limit_are_refused_on_their_page(organizer, settings):
     )
     assert response.status_code == 200  # the form again, with its error
     body = response.content.decode()
-    assert "big.csv has more than 10 lines" in body
+    assert "big.csv has more than 10 rows" in body
     assert "python manage.py import_outputs SLUG FILE --system NAME [--raw]" in body
     assert Output.objects.count() == outputs
 
@@ -110,3 +112,54 @@ def test_a_file_under_the_limit_is_read_from_its_start(settings):
     form = MarksUploadForm({}, {"file": SimpleUploadedFile("ok.csv", _csv(3))})
     assert form.is_valid()
     assert io.TextIOWrapper(form.cleaned_data["file"].file).readline().startswith("system,")
+
+
+def _outputs_with_long_explanations(tasks: list[str], lines_each: int) -> bytes:
+    """A submission CSV whose explanations span many lines inside their quoted field, as a
+    real system's do (one IOL-AI outputs file: 14 records, 1,185 line breaks)."""
+    out = io.StringIO(newline="")
+    writer = csv.writer(out)
+    writer.writerow(["id", "pred", "explanation"])
+    for task in tasks:
+        steps = "\n".join(
+            f"Step {n}: the form ends in -ka, so the gloss is 'x'."
+            for n in range(1, lines_each + 1)
+        )
+        writer.writerow([task, "1. a\n2. b", steps])
+    return out.getvalue().encode()
+
+
+def test_a_csv_of_few_records_with_many_line_breaks_is_imported(organizer, settings):
+    settings.IOLEVAL_WEB_IMPORT_MAX_ROWS = 1_000  # the default
+    competition = Competition.objects.get(slug="demo")
+    tasks = list(
+        Task.objects.filter(problem__competition=competition).values_list("external_id", flat=True)
+    )
+    data = _outputs_with_long_explanations(tasks, lines_each=200)
+    assert data.count(b"\n") > settings.IOLEVAL_WEB_IMPORT_MAX_ROWS > 10 * len(tasks)
+    response = organizer.post(
+        reverse("puzzles:import_outputs", args=["demo"]),
+        {"system": "Verbose system", "file": SimpleUploadedFile("verbose.csv", data)},
+        follow=True,
+    )
+    assert "has more than" not in response.content.decode()
+    imported = Output.objects.filter(system__name="Verbose system")
+    assert imported.count() == len(tasks)
+    assert imported.first().explanation.count("\n") == 199
+
+
+def test_the_limit_counts_csv_records_and_jsonl_lines(settings):
+    settings.IOLEVAL_WEB_IMPORT_MAX_ROWS = 10
+    long = _outputs_with_long_explanations([f"t{n}" for n in range(9)], lines_each=50)
+    assert MarksUploadForm({}, {"file": SimpleUploadedFile("ok.csv", long)}).is_valid()
+    longer = _outputs_with_long_explanations([f"t{n}" for n in range(10)], lines_each=1)
+    form = MarksUploadForm({}, {"file": SimpleUploadedFile("big.csv", longer)})
+    assert not form.is_valid()
+    assert "big.csv has more than 10 rows" in form.errors["file"][0]
+    # Free model text: JSON lines, whatever quotes they hold, counted as lines.
+    jsonl = "".join(json.dumps({"id": f"t{n}", "output": '"'}) + "\n" for n in range(11))
+    data = {"system": "S", "raw": "on"}
+    files = {"file": SimpleUploadedFile("big.jsonl", jsonl.encode())}
+    form = OutputsImportForm(data, files)
+    assert not form.is_valid()
+    assert "big.jsonl has more than 10 lines" in form.errors["file"][0]

@@ -14,7 +14,9 @@ the latest review while a task computes the new one (`review_state`, below); for
 worker and the web processes share one cache (CACHE_URL).
 
 Faults: while the shared cache cannot be reached, reviews are kept in the process's own
-memory (`review_cache`) and the page computes the review in the request; while the broker
+memory (`review_cache`) and the page computes the review in the request; after a failure
+the process leaves the shared cache alone for CACHE_RETRY_SECONDS, so that a cache that
+hangs costs a page one timeout, not one per read; while the broker
 cannot be reached, the page computes it in the request too, and a finalization leaves it to
 the page (logged, never an error of the finalization, which has committed).
 """
@@ -30,6 +32,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from celery import current_app
+from django.conf import settings
 from django.core.cache import cache
 from django.core.cache.backends.locmem import LocMemCache
 from django.db import transaction
@@ -638,26 +641,59 @@ def review_charts(review: Review) -> ReviewCharts:
 CACHE_DOWN = (RedisError, OSError)
 # Where reviews go while the shared cache is down: this process's memory, a few at a time.
 _memory = LocMemCache("ioleval-review", {"TIMEOUT": CACHE_SECONDS, "OPTIONS": {"MAX_ENTRIES": 60}})
+# Once the shared cache has failed, this process leaves it alone for this long: a cache that
+# hangs costs each call its socket timeout (2 s), and a page makes several (state, body,
+# review, charts).
+CACHE_RETRY_SECONDS = 30
+_down_until: dict[str, float] = {}  # the cache's backend and location -> when to ask again
+
+
+class SharedCacheDown(ConnectionError):
+    """The shared cache failed a moment ago, so it was not asked (a CACHE_DOWN error)."""
+
+
+def _cache_name() -> str:
+    default = settings.CACHES["default"]
+    return f"{default['BACKEND']} {default.get('LOCATION', '')}"
 
 
 class ReviewCache:
-    """The shared cache, or this process's memory for each read or write the shared one fails."""
+    """The shared cache, or this process's memory for each read or write the shared one fails.
+
+    After a failure the shared cache is not asked for CACHE_RETRY_SECONDS (SharedCacheDown at
+    once), so that a page pays for one slow call, not one a read."""
 
     def get(self, key: str, default=None):
         """Return the value under key from the shared cache, else from this process's memory."""
         try:
-            return cache.get(key, default)
+            return self.shared("get", key, default)
         except CACHE_DOWN:
-            logger.warning("the cache cannot be reached: the review is read from memory")
             return _memory.get(key, default)
 
     def set(self, key: str, value, timeout: int = CACHE_SECONDS) -> None:
         """Keep the value in the shared cache, else in this process's memory."""
         try:
-            cache.set(key, value, timeout)
+            self.shared("set", key, value, timeout)
         except CACHE_DOWN:
-            logger.warning("the cache cannot be reached: the review is kept in memory")
             _memory.set(key, value, timeout)
+
+    def shared(self, method: str, *args):
+        """Call a method of the shared cache; a CACHE_DOWN error when it fails or failed a
+        moment ago."""
+        name = _cache_name()
+        if time.monotonic() < _down_until.get(name, 0.0):
+            raise SharedCacheDown(f"the cache failed less than {CACHE_RETRY_SECONDS} s ago")
+        try:
+            return getattr(cache, method)(*args)
+        except CACHE_DOWN as error:
+            _down_until[name] = time.monotonic() + CACHE_RETRY_SECONDS
+            logger.warning(
+                "the cache cannot be reached (%s): reviews are kept in this process's memory"
+                " for %d s",
+                error,
+                CACHE_RETRY_SECONDS,
+            )
+            raise
 
 
 review_cache = ReviewCache()
@@ -734,7 +770,7 @@ def review_state(*, competition: Competition, resamples: int = 10_000) -> Review
         competition, resamples=resamples, fingerprint=review_fingerprint(competition)
     )
     try:
-        cached = cache.has_key(key)
+        cached = review_cache.shared("has_key", key)
     except CACHE_DOWN:  # no worker could hand its review to this process: build it here
         logger.warning("review of %s: the cache cannot be reached; computed here", competition.slug)
         if _memory.get(key) is None:
@@ -742,11 +778,11 @@ def review_state(*, competition: Competition, resamples: int = 10_000) -> Review
         return ReviewState(key, key, Progress(DONE))
     if not cached:
         _refresh(competition, resamples)  # without a worker (or broker), built here and now
-    if cache.has_key(key):
+    if review_cache.shared("has_key", key):
         return ReviewState(key, key, Progress(DONE))
-    latest = cache.get(_latest_key(competition, resamples))
-    shown = latest if latest and cache.has_key(latest) else ""
-    started = cache.get(_lock_key(competition, resamples))
+    latest = review_cache.shared("get", _latest_key(competition, resamples))
+    shown = latest if latest and review_cache.shared("has_key", latest) else ""
+    started = review_cache.shared("get", _lock_key(competition, resamples))
     stalled = started is not None and time.time() - started > STALLED_SECONDS
     return ReviewState(key, shown, Progress(STALLED if stalled else RUNNING))
 
@@ -766,7 +802,7 @@ def review_refresh(*, competition_id: int, resamples: int) -> str:
             competition, resamples=resamples, fingerprint=review_fingerprint(competition)
         )
     finally:
-        cache.delete(_lock_key_of(competition_id, resamples))
+        review_cache.shared("delete", _lock_key_of(competition_id, resamples))
 
 
 def review_refresh_soon(competition: Competition, *, resamples: int = 10_000) -> None:
@@ -793,7 +829,7 @@ def _refresh(competition: Competition, resamples: int, *, here_if_unqueued: bool
     from ..tasks import review_refresh_task
 
     lock = _lock_key(competition, resamples)
-    if not cache.add(lock, time.time(), BUILD_LOCK_SECONDS):
+    if not review_cache.shared("add", lock, time.time(), BUILD_LOCK_SECONDS):
         return
     try:
         review_refresh_task.delay(competition.pk, resamples)
@@ -803,7 +839,7 @@ def _refresh(competition: Competition, resamples: int, *, here_if_unqueued: bool
             review_refresh(competition_id=competition.pk, resamples=resamples)
         else:
             logger.warning("review of %s: left to the page", competition.slug)
-            cache.delete(lock)
+            review_cache.shared("delete", lock)
 
 
 def _latest_key(competition: Competition, resamples: int) -> str:

@@ -169,8 +169,8 @@ LOGOUT_REDIRECT_URL = "login"
 # Uploads of system outputs for 731 systems fit; larger imports go through commands.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
-# An import page refuses a file of more lines or bytes than these, naming the management
-# command that imports it (ioleval/uploads.py): a larger file would outlast the request
+# An import page refuses a file of more rows (CSV records, JSONL lines) or bytes than these,
+# naming the command that imports it (ioleval/uploads.py): a larger file would outlast the request
 # (on the page: 1,050 marks took 18 s, 3,150 took 42 s; benchmarks/README.md).
 IOLEVAL_WEB_IMPORT_MAX_ROWS = env.int("IOLEVAL_WEB_IMPORT_MAX_ROWS", default=1_000)
 IOLEVAL_WEB_IMPORT_MAX_BYTES = env.int("IOLEVAL_WEB_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)

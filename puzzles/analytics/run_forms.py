@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from ioleval.uploads import ImportFileField
+from ioleval.uploads import CSV, ImportFileField
 
 from .models import RunScope
 
@@ -12,6 +12,7 @@ from .models import RunScope
 class RunsImportForm(forms.Form):
     file = ImportFileField(
         command="import_runs SLUG FILE.csv [--scope SCOPE]",
+        kind=CSV,
         help_text="CSV with columns team (an existing system's name), run, submitted_at "
         "(ISO 8601), status (scored or failed), failure (environment, runtime, limit, "
         "packaging, other; failed runs only), public, private, selected (1/0; never on an "
@@ -38,6 +39,7 @@ class RunOutputsImportForm(forms.Form):
 
     file = ImportFileField(
         command="import_run_outputs SLUG FILE.csv",
+        kind=CSV,
         help_text="CSV with columns team (an existing system's name), run (the index of one "
         "of its imported runs), task (the task's id, as in the competition's submission "
         "files), output (the answer text as submitted). Each output is scored by the "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from ioleval.uploads import ImportFileField
+from ioleval.uploads import CSV, ImportFileField
 
 from .models import TECHNIQUE_MAX
 
@@ -63,6 +63,7 @@ class TagForm(forms.Form):
 class TagsImportForm(forms.Form):
     file = ImportFileField(
         command="tag_runs SLUG FILE.csv",
+        kind=CSV,
         help_text="CSV with columns team (a team with runs), run (its run index), technique "
         "(a known technique or a new one). It adds tags; tags already there stay.",
     )

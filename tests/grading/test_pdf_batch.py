@@ -9,9 +9,12 @@ from __future__ import annotations
 import io
 import os
 import re
+import subprocess
+import sys
 import time
 import zipfile
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -157,6 +160,29 @@ def test_a_failed_paper_is_listed_the_zip_is_partial_and_resume_retries_it(organ
     filename, archive = _zip(organizer, batch)
     assert filename == "demo-papers.zip" and "README.txt" not in archive.namelist()
     assert not list(batches.batch_dir(batch).glob("*.error"))
+
+
+def test_a_failed_paper_queued_again_is_followed_until_its_task_ends(organizer, monkeypatch):
+    """Its `.error` of the earlier try stands for nothing while the new try goes on: the page
+    polled no more ("failed") and offered Resume again, each click queueing another task."""
+    victim = Paper.objects.order_by("code").first()
+    paper_fails_to_render(monkeypatch, victim.code, RuntimeError("no glyph"))
+    batch = _start(organizer)
+    monkeypatch.undo()
+    _age(batch, 60)
+    lost = []
+    monkeypatch.setattr(render_papers_task, "apply_async", lambda **kwargs: lost.append(kwargs))
+    resume = reverse("grading:pdf_batch_resume", args=["demo", batch])
+
+    organizer.post(resume)
+
+    body = _status(organizer, batch).content.decode()
+    assert "Rendering… 11 of 12 papers" in body and resume not in body
+    assert _status(organizer, batch, HTTP_HX_REQUEST="true").status_code == 200
+    assert "still rendering" in organizer.post(resume, follow=True).content.decode()
+    assert len(lost) == 1
+    render_papers_task.apply(**lost[0])
+    assert "12 papers rendered." in _status(organizer, batch).content.decode()
 
 
 def test_a_zip_taken_while_rendering_says_it_is_partial(organizer, lost_worker):
@@ -319,3 +345,50 @@ def test_without_a_worker_the_batch_renders_in_the_background_of_the_web_process
     assert _status(organizer, batch, HTTP_HX_REQUEST="true").status_code == 286
     filename, archive = _zip(organizer, batch)
     assert filename == "demo-papers.zip" and len(archive.namelist()) == 12
+
+
+_EXIT_WHILE_RENDERING = """
+import os, sys, threading, time
+from pathlib import Path
+
+os.environ["DJANGO_SETTINGS_MODULE"] = "ioleval.settings.test"
+import django
+
+django.setup()
+from django.conf import settings
+
+from grading import batches
+
+settings.IOLEVAL_RENDER_THREADS = 2
+rendering = threading.Event()
+
+
+def slow(args, task_id):  # a paper that takes minutes, as at IOL scale
+    rendering.set()
+    time.sleep(300)
+
+
+batches._render_here = slow
+for number in (1, 2, 3):  # two rendering, one waiting in the queue
+    batches._task_start(1, Path("/nonexistent"), number, f"t{number}")
+assert rendering.wait(30)
+names = sorted(t.name for t in threading.enumerate() if t.name.startswith("ioleval-pdf"))
+print(names, all(t.daemon for t in threading.enumerate() if t.name in names), flush=True)
+"""
+
+
+def test_the_process_exits_while_its_renderer_threads_still_render():
+    """Ctrl+C under `make run`, a gunicorn worker's graceful restart: the exit does not wait
+    for the background rendering (a thread pool joined every queued paper first); the batch
+    then stalls and is resumed."""
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", _EXIT_WHILE_RENDERING],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['ioleval-pdf-0', 'ioleval-pdf-1'] True"
+    assert time.monotonic() - started < 60  # not the 300 s of the papers being rendered

@@ -4,7 +4,6 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from grading.batches import STALL_AFTER_SECONDS
-from grading.errors import GradingError
 from grading.pdf import (
     competition_papers,
     papers_clear,
@@ -14,7 +13,9 @@ from grading.pdf import (
     rubric_stamps,
 )
 from grading.tasks import render_papers_task
+from ioleval.celery import QueueUnavailable, connection_errors, queue_check
 from ioleval.commands import AppCommand
+from puzzles.management.commands._base import import_errors
 from puzzles.models import Competition
 
 
@@ -46,6 +47,10 @@ class Command(AppCommand):
         )
 
     def handle(self, *args, **options):
+        with import_errors():  # a refusal (no broker, a bad code) exits non-zero, no traceback
+            self._render(options)
+
+    def _render(self, options: dict) -> None:
         competition = Competition.objects.filter(slug=options["slug"]).first()
         if competition is None:
             raise CommandError(f"no competition {options['slug']!r}")
@@ -60,31 +65,48 @@ class Command(AppCommand):
             raise CommandError(f"no papers in {competition.slug}; run select_for_jury first")
         # A worker may run elsewhere: give it an absolute path (on a shared disk).
         out = Path(options["out"]).expanduser().resolve()
-        # Tasks skip the PDFs already in the folder (so that a task delivered again resumes):
-        # clear this run's papers first, so that each is rendered afresh.
         papers = competition_papers(competition, problem)
         codes = [p.code for p in papers]
         stale = papers_stale(out, rubric_stamps(papers))
-        try:
-            if not options["resume"]:
-                papers_clear(papers, out)
-        except GradingError as error:
-            raise CommandError(str(error)) from error
+        # Nothing is cleared unless the tasks can be queued: a broker or result backend that
+        # is down leaves the folder as it was (QueueUnavailable, a refusal).
+        queue_check()
+        # Tasks skip the PDFs already in the folder (so that a task delivered again resumes):
+        # clear this run's papers first, so that each is rendered afresh.
+        if not options["resume"]:
+            papers_clear(papers, out)
         started = time.perf_counter()
         # One task per problem, so that several workers share the batch.
-        results = [render_papers_task.delay(competition.pk, str(out), n) for n in numbers]
-        self._wait(results, out, codes, options["stall_after"])
+        results = self._queue(competition.pk, out, numbers)
         try:
-            written = sum(result.get() for result in results)
-        except GradingError as error:
-            raise CommandError(str(error)) from error
+            self._wait(results, out, codes, options["stall_after"])
+            # Not raised here: a task's own error is not the result backend's.
+            outcomes = [result.get(propagate=False) for result in results]
+        except connection_errors():
+            raise CommandError(
+                "the Celery result backend cannot be reached, so the rendering cannot be"
+                f" followed; the papers written so far are in {out}: run the command again"
+                " with --resume once it is back"
+            ) from None
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        written = sum(outcomes)
         elapsed = time.perf_counter() - started
         self.stdout.write(f"{written} PDF papers written to {out} in {elapsed:.1f} s")
-        if stale:
+        # Replaced: a PDF is there now, printed with the current rubric. A stale paper whose
+        # new rendering failed keeps its old PDF (or, cleared, has none) and is named below.
+        still = {paper.code for paper in papers_stale(out, rubric_stamps(papers))}
+        replaced = [
+            paper
+            for paper in stale
+            if paper.code not in still and (out / f"{paper.code}.pdf").exists()
+        ]
+        if replaced:
             self.stdout.write(
-                f"Replaced {len(stale)} PDFs printed with a rubric that has changed since:"
+                f"Replaced {len(replaced)} PDFs printed with a rubric that has changed since:"
             )
-            for paper in stale:
+            for paper in replaced:
                 self.stdout.write(f"  {paper.sentence}")
         failed = papers_failed(out, [p.code for p in papers])
         if failed:
@@ -93,6 +115,24 @@ class Command(AppCommand):
             raise CommandError(
                 f"{len(failed)} of {len(papers)} papers failed to render: {', '.join(failed)}"
             )
+
+    def _queue(self, competition_id: int, out: Path, numbers: list[int]) -> list:
+        """Queue one task per problem; when the broker goes away partway, say what was."""
+        results = []
+        for number in numbers:
+            try:
+                results.append(render_papers_task.delay(competition_id, str(out), number))
+            except QueueUnavailable:
+                if not results:
+                    raise
+                queued = ", ".join(str(n) for n in numbers[: len(results)])
+                were = "s were" if len(results) > 1 else " was"
+                raise CommandError(
+                    f"the task queue (Celery broker) went away after problem{were} {queued}"
+                    f" queued (rendered into {out} if a worker runs), and the others were not:"
+                    " run the command again with --resume once the broker is back"
+                ) from None
+        return results
 
     def _wait(self, results, out: Path, codes: list[str], stall_after: int) -> None:
         """Wait for the tasks; give up, saying how to carry on, when no paper comes."""

@@ -142,6 +142,41 @@ def test_a_cache_that_hangs_costs_seconds(organizer_client, built):
     assert "gold 8" in page.content.decode()
 
 
+class _TimedCache:
+    """Django's cache, each call timed into `calls` as (method, seconds)."""
+
+    def __init__(self, calls: list):
+        self.calls = calls
+
+    def __getattr__(self, name):
+        method = getattr(cache, name)
+
+        def timed(*args, **kwargs):
+            started = time.monotonic()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                self.calls.append((name, time.monotonic() - started))
+
+        return timed
+
+
+def test_a_cache_that_hangs_is_waited_for_once(organizer_client, built, monkeypatch):
+    """Each call to a hanging cache costs its socket timeout: the page's state, body,
+    review and charts each paid it. After the first, the process leaves the cache alone."""
+    calls = []
+    monkeypatch.setattr(services, "cache", _TimedCache(calls))
+    with silent_server() as url, redis_cache_at(url):
+        page = organizer_client.get(PAGE)
+        chart = organizer_client.get(CHART)
+        json = organizer_client.get(PAGE, {"format": "json"})
+    assert "gold 8" in page.content.decode() and PROGRESS not in page.content.decode()
+    assert chart.status_code == 200 and json.status_code == 200
+    slow = [name for name, seconds in calls if seconds >= 1]
+    assert slow == ["has_key"], calls
+    assert len(calls) == 1  # nothing asked of it after it failed
+
+
 @pytest.mark.django_db(transaction=True)
 def test_finalizing_with_redis_down_is_reported_as_done(client, built, monkeypatch, caplog):
     """The finalization commits; the review's refresh after it fails (no broker, no cache),
