@@ -62,7 +62,6 @@ class AccountOrAddressHandler(AxesDatabaseHandler):
         if self.is_whitelisted(request, credentials):
             return True
         self.clean_expired_user_attempts(request, credentials)
-        LoginGate.objects.filter(used__lt=get_cool_off_threshold(request)).delete()
         pending = _count_attempt(request, get_client_username(request, credentials))
         if pending is None:
             return False
@@ -134,6 +133,7 @@ def _count_attempt(request: HttpRequest, username: str | None) -> PendingFailure
                 unique_fields=["key"],
                 update_fields=["used"],
             )
+        _gates_prune(before=get_cool_off_threshold(request), keep=gates)
         recent = AccessAttempt.objects.filter(attempt_time__gte=get_cool_off_threshold(request))
         if username and _failures(recent.filter(username=username)) >= settings.AXES_FAILURE_LIMIT:
             return None
@@ -163,6 +163,31 @@ def _count_attempt(request: HttpRequest, username: str | None) -> PendingFailure
                 path_info=request.axes_path_info,
             )
     return PendingFailure(attempt_id=attempt.pk, time=now, previous=previous)
+
+
+# Expired gates one attempt deletes at most: the first attempt after a spray from many
+# addresses does not do all of the cleaning, the next ones do the rest.
+PRUNE_AT_ONCE = 100
+
+
+def _gates_prune(*, before: datetime, keep: list[str]) -> None:
+    """Delete expired gates that no attempt holds; call holding the attempt's own gates.
+
+    Only rows no other attempt holds (SKIP LOCKED), and never this attempt's: the cleanup
+    then waits for no attempt, so none waits for it in a circle (a DELETE of its own, outside
+    the transaction, deleted the address's gate and waited for an account's gate whose
+    attempt waited for the address's: a deadlock, tests/test_login_throttle_concurrency.py).
+    An attempt that waits to take a gate deleted here inserts it anew once this one commits.
+    """
+    expired = (
+        LoginGate.objects.select_for_update(skip_locked=True)
+        .filter(used__lt=before)
+        .exclude(key__in=keep)
+        .values_list("pk", flat=True)[:PRUNE_AT_ONCE]
+    )
+    ids = list(expired)
+    if ids:
+        LoginGate.objects.filter(pk__in=ids).delete()
 
 
 def _uncount_attempt(pending: PendingFailure) -> None:

@@ -256,3 +256,24 @@ def test_a_login_with_junk_in_x_forwarded_for_is_counted_not_a_500(client, juror
         assert response.status_code in (200, 429)
     assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {HOME}
     assert login(client, "juror1", PASSWORD).status_code == 429
+
+
+def test_an_attempt_prunes_expired_gates_and_keeps_the_live_ones(client, jurors):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from ioleval.login_throttle import _gate_key
+    from ioleval.models import LoginGate
+
+    old = timezone.now() - settings.AXES_COOLOFF_TIME - timedelta(minutes=1)
+    LoginGate.objects.bulk_create(
+        [LoginGate(key=f"stale{n}", used=old) for n in range(3)]
+        + [LoginGate(key="fresh", used=timezone.now())]
+    )
+    login(client, "juror1", "wrong")
+    assert set(LoginGate.objects.values_list("key", flat=True)) == {
+        "fresh",
+        _gate_key("account", "juror1"),
+        _gate_key("address", HOME),
+    }
