@@ -135,7 +135,8 @@ MEDIA_URL = "media/"
 # the last one or an organizer unlocks it (manage.py axes_reset_username NAME).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses locked logins before any check
-    "django.contrib.auth.backends.ModelBackend",
+    # ModelBackend that gives back an attempt's failure once its password is found right.
+    "ioleval.login_throttle.PasswordBackend",
 ]
 LOGIN_ACCOUNT_FAILURE_LIMIT = env.int("DJANGO_LOGIN_FAILURE_LIMIT", default=5)
 LOGIN_ADDRESS_FAILURE_LIMIT = env.int("DJANGO_LOGIN_ADDRESS_FAILURE_LIMIT", default=30)
