@@ -79,12 +79,16 @@ def problem_reopen(*, problem: Problem, chair) -> ProblemJury:
     return jury
 
 
+@transaction.atomic
 def problem_set_tolerance(*, problem: Problem, tolerance: Decimal) -> ProblemJury:
     """Set how far apart marks may be before they count as a discrepancy."""
     if not tolerance.is_finite() or tolerance < 0:
         raise GradingError("the tolerance must be 0 or more", field="tolerance")
-    problem_ensure_open(problem, field="tolerance")
-    jury = ProblemJury.objects.get_or_create(problem=problem)[0]
+    # The jury row, locked (grading/services/locks.py): a finalization under way commits
+    # first and this is refused, or waits for this; the tolerance decides which cells agree.
+    jury = jury_lock(problem)
+    if jury.finalized_at is not None:
+        raise finalized_error(problem.number, field="tolerance")
     jury.tolerance = tolerance
     jury.save(update_fields=["tolerance"])
     return jury
