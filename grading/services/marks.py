@@ -7,8 +7,6 @@ from decimal import Decimal, InvalidOperation
 from django.db import connection, transaction
 from django.utils import timezone
 
-from ioleval.roles import CHAIR, has_role
-
 from ..errors import GradingError
 from ..models import (
     Assignment,
@@ -25,7 +23,7 @@ from ..models import (
 from ..selectors import criteria_not_marked, rubric_current
 from ..selectors_criterion import suggestion_of
 from ..text import points_text
-from .consensus import finalized_error, problem_ensure_open
+from .consensus import chair_check, finalized_error, problem_ensure_open
 from .locks import JURY_SHARE_LOCK
 
 CENTS = Decimal("0.01")  # the decimal places of a stored mark
@@ -342,10 +340,9 @@ def criterion_decide(
 ) -> Resolution:
     """Set the agreed mark of a criterion of a paper as the chair's decision."""
     with transaction.atomic():
-        if not has_role(chair, CHAIR):
-            raise GradingError("only the chair decides", field="points")
         # The jury row first, then the decision (grading/services/locks.py).
         problem_ensure_open(paper.problem, lock=True)
+        chair_check(chair, paper.problem, field="points")
         _criterion_of(paper, criterion)
         if not reason.strip():
             raise GradingError("give a reason for the decision", field="reason")

@@ -186,10 +186,11 @@ def test_a_tolerance_change_waits_for_a_finalization_under_way_and_is_refused():
     held it, it is refused once that commits (before: it read "open" without the lock,
     then wrote the tolerance of a finalized problem as soon as the lock was let go)."""
     from grading.services import problem_set_tolerance
-    from tests.grading.factories import ProblemJuryFactory
+    from tests.grading.factories import ChairFactory, ProblemJuryFactory
 
     jury_row = ProblemJuryFactory(tolerance=Decimal("0"))
     problem = jury_row.problem
+    chair = ChairFactory()
     locked, release = threading.Event(), threading.Event()
     outcome: list[str] = []
 
@@ -204,7 +205,7 @@ def test_a_tolerance_change_waits_for_a_finalization_under_way_and_is_refused():
     def tolerance():
         locked.wait(10)
         try:
-            problem_set_tolerance(problem=problem, tolerance=Decimal("1"))
+            problem_set_tolerance(problem=problem, tolerance=Decimal("1"), chair=chair)
             outcome.append("set")
         except GradingError as exc:
             outcome.append(exc.message)
