@@ -81,6 +81,16 @@ GOOD = (
 # --- marks -----------------------------------------------------------------------------------
 
 
+def test_import_creates_new_papers_in_problem_order_whatever_the_file_order(competition):
+    """Their foreign keys are checked at the commit in the order they were written, each
+    taking its problem's key share lock: in number order, as every writer takes problems."""
+    run(
+        competition,
+        HEADER + "Alpha,2,2a,alice,4,\nAlpha,1,1a,alice,2,\nAlpha,1,1b,alice,3,\n",
+    )
+    assert [p.problem.number for p in Paper.objects.order_by("pk")] == [1, 2]
+
+
 def test_import_creates_papers_assignments_and_marks(competition):
     result = run(competition, GOOD)
     assert result.marks == 5
