@@ -83,8 +83,12 @@
     goal = null;
     if (!stored) {
       const shown = status();
-      if (shown && event.detail.xhr.status !== 422) {
-        shown.textContent = "not saved (" + event.detail.xhr.status + "): try again";
+      const code = event.detail.xhr.status;
+      if (shown && code !== 422) {
+        shown.textContent =
+          code === 409 // the jury is busy: the server says so
+            ? "not saved: " + event.detail.xhr.responseText
+            : "not saved (" + code + "): try again";
         shown.className = "status error";
       }
       return;
