@@ -279,3 +279,48 @@ def test_the_refusal_and_the_chairs_home_say_why_and_when_the_review_opens(clien
     home = client.get(reverse("grading:home")).content.decode()
     link = home.split(reverse("grading:review", args=["rv"]))[1].split("</li>")[0]
     assert "no longer blind" in link and "closed while you grade" not in link
+
+
+# --- the admin ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["user", "group"])
+@pytest.mark.parametrize(
+    ("model", "codename"), [("paper", "view_paper"), ("output", "view_output")]
+)
+def test_a_staff_account_that_can_view_papers_or_outputs_in_the_admin_is_not_blind(
+    client, built, how, model, codename
+):
+    """The admin lists papers beside their systems, and outputs (the papers' text) beside
+    theirs: a staff account allowed to view either is not blind, whether or not it looked
+    (before: a juror given that permission graded blind as far as the app knew)."""
+    from django.contrib.auth.models import Group, Permission
+
+    from tests.grading.factories import JurorFactory
+
+    juror = JurorFactory()
+    permission = Permission.objects.get(codename=codename)
+    assert permission.content_type.model == model
+    juror.is_staff = True
+    juror.save()
+    assert not not_blind(built.competition, [juror.pk])  # staff alone sees no pair
+    if how == "user":
+        juror.user_permissions.add(permission)
+    else:
+        group = Group.objects.create(name="admin readers")
+        group.permissions.add(permission)
+        juror.groups.add(group)
+    client.force_login(juror)
+    if model == "paper":  # what the permission shows: codes beside systems
+        page = client.get(reverse("admin:grading_paper_changelist")).content.decode()
+        assert _codes_in(page) and built.systems[0].name in page
+    [found] = not_blind(built.competition, [juror.pk])
+    assert found.username == juror.username
+    assert found.reason == (
+        "a staff account that may view papers or system outputs in the admin, beside their systems"
+    )
+    with pytest.raises(GradingError, match="not blind for rv"):
+        problem_jurors_set(problem=built.problems[1], usernames=[juror.username])
+    juror.is_staff = False  # no admin without staff: blind again
+    juror.save()
+    assert not not_blind(built.competition, [juror.pk])
