@@ -21,6 +21,7 @@ from puzzles.tabular import csv_rows
 from ..errors import GradingError
 from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
 from ..selectors import criteria_not_marked, current_rubrics
+from ..selectors_blind import not_blind
 from .consensus import finalized_error
 from .locks import juries_lock
 from .marks import points_parse
@@ -38,6 +39,7 @@ class MarksImport:
     users_created: list[str] = field(default_factory=list)
     finalized: list[int] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)  # status -> rows left out
+    not_blind: list[str] = field(default_factory=list)  # jurors of the file, with why
 
     def lines(self) -> list[str]:
         out = [f"{self.marks} marks, {self.finals} final marks, {self.papers_created} new papers"]
@@ -47,6 +49,11 @@ class MarksImport:
             out.append("new juror accounts (no password): " + ", ".join(self.users_created))
         if self.finalized:
             out.append("finalized problems: " + ", ".join(map(str, self.finalized)))
+        out += [
+            f"warning: {text} is not blind for this competition; their marks, given"
+            " elsewhere, are imported as they are"
+            for text in self.not_blind
+        ]
         return out
 
 
@@ -127,6 +134,12 @@ def marks_import(
         result.finalized = _finalize_covered(touched, criteria, papers, now)
     else:
         _import_submitted(rows, papers=papers, file=file, now=now, result=result)
+        # Not refused (SECURITY.md): the marks were given elsewhere, before any pair was
+        # seen here or not; refusing would lose them. The organizer is told.
+        jurors = get_user_model().objects.filter(username__in={row.juror for row in rows})
+        result.not_blind = [
+            n.text for n in not_blind(competition, jurors.values_list("pk", flat=True))
+        ]
     return result
 
 
