@@ -1,6 +1,7 @@
-"""Who is not blind for a competition: organizers by nature, and whoever has been shown
-which system wrote which paper of it (grading.models.PairsSeen). One rule, read by the jury
-page, the grading groups and the assignment of jurors."""
+"""Who is not blind for a competition: organizers by nature, staff accounts that may read
+papers or outputs beside their systems in the Django admin, and whoever has been shown which
+system wrote which paper of it (grading.models.PairsSeen). One rule, read by the jury page,
+the grading groups and the assignment of jurors."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.db.models import Q
 from django.utils import timezone
 
@@ -35,8 +37,34 @@ def _date(when) -> str:
     return timezone.localtime(when).strftime("%Y-%m-%d %H:%M")
 
 
+# The admin pages that show what a system wrote beside its name: the papers (code, system)
+# and the outputs (the text a paper shows). A staff account that may view either (view or
+# change permission, its own or its groups') can look at any time, recorded or not.
+ADMIN_PAIRS = (("grading", "paper"), ("puzzles", "output"))
+ADMIN_REASON = (
+    "a staff account that may view papers or system outputs in the admin, beside their systems"
+)
+
+
+def _admin_readers(users) -> set[str]:
+    """Return the usernames among `users` whose admin shows papers or outputs (one query)."""
+    allowed = Q()
+    for app, model in ADMIN_PAIRS:
+        allowed |= Q(content_type__app_label=app, codename__in=[f"view_{model}", f"change_{model}"])
+    permissions = Permission.objects.filter(allowed)
+    return set(
+        users.filter(is_staff=True, is_active=True)
+        .filter(
+            Q(is_superuser=True)
+            | Q(user_permissions__in=permissions)
+            | Q(groups__permissions__in=permissions)
+        )
+        .values_list("username", flat=True)
+    )
+
+
 def not_blind(competition: Competition, user_ids: Iterable[int] | None = None) -> list[NotBlind]:
-    """Return the users not blind for the competition, by username, in two queries: among
+    """Return the users not blind for the competition, by username, in three queries: among
     `user_ids`, or else its grading groups' members and (if shown the pairs) the juror and
     chair accounts."""
     User = get_user_model()
@@ -52,6 +80,7 @@ def not_blind(competition: Competition, user_ids: Iterable[int] | None = None) -
             "username", flat=True
         )
     )
+    admins = _admin_readers(users) - organizers
     seen = {
         record.user.username: record
         for record in PairsSeen.objects.filter(
@@ -59,10 +88,12 @@ def not_blind(competition: Competition, user_ids: Iterable[int] | None = None) -
         ).select_related("user", "confirmed_by")
     }
     found = []
-    for username in sorted(organizers | set(seen)):
+    for username in sorted(organizers | admins | set(seen)):
         record = seen.get(username)
         if username in organizers:
             reason = "an organizer: organizers see which system wrote each paper"
+        elif username in admins:
+            reason = ADMIN_REASON
         else:
             reason = (
                 f"shown which system wrote which paper by {record.source}, {_date(record.seen_at)}"

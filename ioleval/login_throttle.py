@@ -9,7 +9,9 @@ address on the "Locked logins" page or with the axes_reset_username / axes_reset
 An attempt is counted as a failure before its password is judged, in one transaction that
 holds the account's and the address's LoginGate rows (always in that order) while it checks
 both limits: simultaneous attempts take turns there, so no burst has more passwords judged than
-the limits allow. A password found right gives its count back (user_logged_in).
+the limits allow. A password found right gives its count back as soon as it is judged
+(PasswordBackend), whether or not the login then completes: the admin refuses a juror's right
+password after judging it, and that must not count towards locking the juror out.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from axes.models import AccessAttempt
 from axes.signals import user_locked_out
 from axes.utils import reset as axes_reset
 from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.forms import AuthenticationForm
 from django.db import transaction
 from django.db.models import F, Max, QuerySet, Sum
@@ -62,7 +65,6 @@ class AccountOrAddressHandler(AxesDatabaseHandler):
         if self.is_whitelisted(request, credentials):
             return True
         self.clean_expired_user_attempts(request, credentials)
-        LoginGate.objects.filter(used__lt=get_cool_off_threshold(request)).delete()
         pending = _count_attempt(request, get_client_username(request, credentials))
         if pending is None:
             return False
@@ -88,26 +90,70 @@ class AccountOrAddressHandler(AxesDatabaseHandler):
                 ip_address=request.axes_ip_address,
             )
 
-    def user_logged_in(self, sender, request, user, **kwargs) -> None:
-        """Record the login (as axes does) and give back the failure it was counted as."""
-        super().user_logged_in(sender, request, user, **kwargs)
-        pending = getattr(request, "login_pending", None)
-        if pending is not None:
-            request.login_pending = None
-            _uncount_attempt(pending)
-
     def get_failures(self, request: HttpRequest, credentials: dict | None = None) -> int:
         """Return the account's recent failures, or the account limit once the address is over its own.
 
         axes compares this figure with AXES_FAILURE_LIMIT, the account limit.
         """
-        recent = AccessAttempt.objects.filter(attempt_time__gte=get_cool_off_threshold(request))
-        username = get_client_username(request, credentials)
-        account = _failures(recent.filter(username=username)) if username else 0
-        address = _failures(recent.filter(ip_address=request.axes_ip_address))
-        if address >= settings.LOGIN_ADDRESS_FAILURE_LIMIT:
-            return max(account, settings.AXES_FAILURE_LIMIT)
-        return account
+        counts = limit_counts(
+            username=get_client_username(request, credentials),
+            address=request.axes_ip_address,
+            since=get_cool_off_threshold(request),
+        )
+        account = counts[0].failures
+        return settings.AXES_FAILURE_LIMIT if counts[1].reached else account
+
+
+class PasswordBackend(ModelBackend):
+    """Django's password backend, which gives back the failure an attempt was counted as once
+    its password is found right."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        user = super().authenticate(request, username=username, password=password, **kwargs)
+        pending = getattr(request, "login_pending", None)
+        if user is not None and pending is not None:
+            # Right whatever follows: the admin refuses a non-staff account after this, and
+            # five such visits must not lock a juror out.
+            request.login_pending = None
+            _uncount_attempt(pending)
+        return user
+
+
+@dataclass(frozen=True)
+class LoginLimit:
+    """One of the two limits: failures of an account, or of an address, in the cool-off."""
+
+    kind: str  # "account" or "address"
+    column: str  # AccessAttempt's column holding the key
+    limit: int
+
+
+def login_limits() -> tuple[LoginLimit, LoginLimit]:
+    """Return the limits, the account's first: the one place that says which limit is whose."""
+    return (
+        LoginLimit("account", "username", settings.AXES_FAILURE_LIMIT),
+        LoginLimit("address", "ip_address", settings.LOGIN_ADDRESS_FAILURE_LIMIT),
+    )
+
+
+@dataclass(frozen=True)
+class LimitCount:
+    limit: LoginLimit
+    failures: int
+
+    @property
+    def reached(self) -> bool:
+        return self.failures >= self.limit.limit
+
+
+def limit_counts(*, username: str | None, address: str | None, since: datetime) -> list[LimitCount]:
+    """Return the failures since `since` of this account and this address against their limits
+    (the account's first; no key, no failures)."""
+    recent = AccessAttempt.objects.filter(attempt_time__gte=since)
+    return [
+        LimitCount(limit, _failures(recent.filter(**{limit.column: key})) if key else 0)
+        for limit, key in zip(login_limits(), (username, address), strict=True)
+    ]
 
 
 def _failures(attempts: QuerySet) -> int:
@@ -134,10 +180,9 @@ def _count_attempt(request: HttpRequest, username: str | None) -> PendingFailure
                 unique_fields=["key"],
                 update_fields=["used"],
             )
-        recent = AccessAttempt.objects.filter(attempt_time__gte=get_cool_off_threshold(request))
-        if username and _failures(recent.filter(username=username)) >= settings.AXES_FAILURE_LIMIT:
-            return None
-        if _failures(recent.filter(ip_address=address)) >= settings.LOGIN_ADDRESS_FAILURE_LIMIT:
+        _gates_prune(before=get_cool_off_threshold(request), keep=gates)
+        since = get_cool_off_threshold(request)
+        if any(c.reached for c in limit_counts(username=username, address=address, since=since)):
             return None
         attempt, created = AccessAttempt.objects.select_for_update().get_or_create(
             username=username,
@@ -163,6 +208,31 @@ def _count_attempt(request: HttpRequest, username: str | None) -> PendingFailure
                 path_info=request.axes_path_info,
             )
     return PendingFailure(attempt_id=attempt.pk, time=now, previous=previous)
+
+
+# Expired gates one attempt deletes at most: the first attempt after a spray from many
+# addresses does not do all of the cleaning, the next ones do the rest.
+PRUNE_AT_ONCE = 100
+
+
+def _gates_prune(*, before: datetime, keep: list[str]) -> None:
+    """Delete expired gates that no attempt holds; call holding the attempt's own gates.
+
+    Only rows no other attempt holds (SKIP LOCKED), and never this attempt's: the cleanup
+    then waits for no attempt, so none waits for it in a circle (a DELETE of its own, outside
+    the transaction, deleted the address's gate and waited for an account's gate whose
+    attempt waited for the address's: a deadlock, tests/test_login_throttle_concurrency.py).
+    An attempt that waits to take a gate deleted here inserts it anew once this one commits.
+    """
+    expired = (
+        LoginGate.objects.select_for_update(skip_locked=True)
+        .filter(used__lt=before)
+        .exclude(key__in=keep)
+        .values_list("pk", flat=True)[:PRUNE_AT_ONCE]
+    )
+    ids = list(expired)
+    if ids:
+        LoginGate.objects.filter(pk__in=ids).delete()
 
 
 def _uncount_attempt(pending: PendingFailure) -> None:
@@ -263,8 +333,8 @@ def locked_logins_page() -> LockedLoginsPage:
     """Return the organizers' page of locked logins: the locks and the rules."""
     return LockedLoginsPage(
         locks=login_locks(),
-        account_limit=settings.AXES_FAILURE_LIMIT,
-        address_limit=settings.LOGIN_ADDRESS_FAILURE_LIMIT,
+        account_limit=login_limits()[0].limit,
+        address_limit=login_limits()[1].limit,
         cooloff_minutes=cooloff_minutes(),
     )
 
@@ -274,19 +344,19 @@ def login_locks() -> list[LoginLock]:
     since = timezone.now() - settings.AXES_COOLOFF_TIME
     recent = AccessAttempt.objects.filter(attempt_time__gte=since)
     locks = []
-    for kind, column, limit in (
-        ("account", "username", settings.AXES_FAILURE_LIMIT),
-        ("address", "ip_address", settings.LOGIN_ADDRESS_FAILURE_LIMIT),
-    ):
+    for limit in login_limits():
+        column = limit.column
         rows = (
             recent.exclude(**{f"{column}__isnull": True})
             .values(column)
             .annotate(failures=Sum("failures_since_start"), last=Max("attempt_time"))
-            .filter(failures__gte=limit)
+            .filter(failures__gte=limit.limit)
             .order_by(column)
         )
         locks += [
-            LoginLock(kind, row[column], row["failures"], row["last"] + settings.AXES_COOLOFF_TIME)
+            LoginLock(
+                limit.kind, row[column], row["failures"], row["last"] + settings.AXES_COOLOFF_TIME
+            )
             for row in rows
         ]
     return locks

@@ -159,6 +159,21 @@ def test_the_admin_login_is_throttled_the_same_way(client, db):
     assert login(client, "root", PASSWORD).status_code == 429
 
 
+def test_a_right_password_on_the_admin_login_of_a_non_staff_account_is_no_failure(client, jurors):
+    """The admin refuses a juror after authenticating them: that right password counts as no
+    failure (before: it stayed counted, so five visits to /admin/ locked the juror out)."""
+    url = reverse("admin:login")
+    for _ in range(settings.LOGIN_ACCOUNT_FAILURE_LIMIT + 2):
+        response = login(client, "juror1", PASSWORD, url=url)
+        assert response.status_code == 200  # the admin's own refusal: not a staff account
+        assert not logged_in(client)
+    assert not AccessAttempt.objects.filter(username="juror1").exists()
+    assert login(client, "juror1", PASSWORD).status_code == 302
+    # Wrong passwords there still count.
+    fail_admin = [login(client, "juror2", "wrong", url=url).status_code for _ in range(5)]
+    assert fail_admin[-1] == 429
+
+
 def test_behind_a_proxy_the_client_address_is_the_one_the_proxy_saw(settings):
     request = RequestFactory().get(
         "/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR=f"203.0.113.9, {HOME}"
@@ -256,3 +271,24 @@ def test_a_login_with_junk_in_x_forwarded_for_is_counted_not_a_500(client, juror
         assert response.status_code in (200, 429)
     assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {HOME}
     assert login(client, "juror1", PASSWORD).status_code == 429
+
+
+def test_an_attempt_prunes_expired_gates_and_keeps_the_live_ones(client, jurors):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from ioleval.login_throttle import _gate_key
+    from ioleval.models import LoginGate
+
+    old = timezone.now() - settings.AXES_COOLOFF_TIME - timedelta(minutes=1)
+    LoginGate.objects.bulk_create(
+        [LoginGate(key=f"stale{n}", used=old) for n in range(3)]
+        + [LoginGate(key="fresh", used=timezone.now())]
+    )
+    login(client, "juror1", "wrong")
+    assert set(LoginGate.objects.values_list("key", flat=True)) == {
+        "fresh",
+        _gate_key("account", "juror1"),
+        _gate_key("address", HOME),
+    }

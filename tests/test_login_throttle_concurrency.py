@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import threading
+import time
+from datetime import timedelta
 
 import pytest
 from axes.models import AccessAttempt
@@ -12,7 +14,10 @@ from django.contrib.auth.backends import ModelBackend
 from django.db.models import Sum
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
+from ioleval.login_throttle import _gate_key
+from ioleval.models import LoginGate
 from tests.concurrency import run_concurrently
 from tests.grading.factories import JurorFactory
 
@@ -98,3 +103,49 @@ def test_a_burst_across_accounts_from_one_address_is_judged_at_most_the_address_
     after: list[int] = []
     attempt(PASSWORD, after, username="juror0")
     assert after == [429]
+
+
+def test_a_room_logging_in_as_its_gates_expire_gets_no_error(monkeypatch):
+    """Expired gates are cleaned up without deadlocking the attempts that hold their own.
+
+    Before, every attempt deleted the expired gates in a statement of its own, outside its
+    transaction. A room that logs in again just as its gates of the last login expire: an
+    early attempt, for which its gates had not expired, holds its account's gate; a later
+    one, for which they had, deletes the address's gate and waits for that account's;
+    the early one waits for the address's gate: a deadlock, one of them a 500.
+    """
+    early, late = 4, 4
+    names = [f"juror{n}" for n in range(early + late)]
+    for name in names:
+        JurorFactory(username=name)
+    # The address's gate first in the table, so a scan meets it before the accounts'.
+    keys = [_gate_key("address", HOME)] + [_gate_key("account", name) for name in names]
+    upsert = type(LoginGate.objects).bulk_create
+
+    def slow(self, objs, *args, **kwargs):
+        """Hold an account's gate a moment before taking the address's (a loaded server's
+        thread may be descheduled there)."""
+        created = upsert(self, objs, *args, **kwargs)
+        if self.model is LoginGate and objs[0].key != keys[0]:
+            time.sleep(0.6)
+        return created
+
+    monkeypatch.setattr(type(LoginGate.objects), "bulk_create", slow)
+
+    def later(job):
+        time.sleep(0.4)
+        job()
+
+    for _ in range(3):
+        # The gates of a login one cool-off ago, which expire 0.15 s into this one.
+        expiring = timezone.now() - settings.AXES_COOLOFF_TIME + timedelta(seconds=0.15)
+        LoginGate.objects.all().delete()
+        LoginGate.objects.bulk_create([LoginGate(key=key, used=expiring) for key in keys])
+        statuses: list[int] = []
+        jobs = [
+            lambda name=name, statuses=statuses: attempt(PASSWORD, statuses, username=name)
+            for name in names
+        ]
+        run_concurrently(jobs[:early] + [lambda job=job: later(job) for job in jobs[early:]])
+        assert statuses == [302] * len(names)
+    assert failures(ip_address=HOME) == 0

@@ -72,3 +72,49 @@ def test_a_waiter_past_its_timeout_leaves_the_queue_and_the_next_one_gets_the_lo
     assert not lock.acquire(0.05)  # gives up
     lock.release()
     assert lock.acquire(0.05)  # free again: nobody left waiting holds it
+
+
+def test_a_waiter_interrupted_while_it_waits_leaves_the_queue():
+    """An exception during the wait (a signal handler's, a worker's timeout) takes the waiter
+    out of the queue; before, the lock was later handed to it and stayed held for good."""
+    import signal
+
+    from ioleval.sqlite.base import FairLock
+
+    class Interrupted(Exception):
+        pass
+
+    def interrupt(signum, frame):
+        raise Interrupted
+
+    lock = FairLock()
+    assert lock.acquire(1)
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.1)
+        with pytest.raises(Interrupted):
+            lock.acquire(5)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    lock.release()
+    assert lock.acquire(0.05)  # free: nobody is left in the queue to hand it to
+
+
+def test_a_forked_process_starts_with_its_own_empty_write_queues():
+    """A process forked while a thread of its parent held the write queue (gunicorn forks
+    its workers) does not inherit the hold: its first transaction gets the lock at once."""
+    import os
+
+    from ioleval.sqlite.base import writer_lock
+
+    lock = writer_lock("/tmp/forked.sqlite3")
+    assert lock.acquire(1)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: exit at once with what it found
+            os._exit(0 if writer_lock("/tmp/forked.sqlite3").acquire(0.2) else 1)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        lock.release()
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -188,7 +188,7 @@ def build_jury(board: Board, *, group_size: int, per_paper: int, rng) -> Jury:
     chair = UserFactory(username="bench-chair", password=password, roles=[CHAIR])
     for problem in board.problems:
         problem_jurors_set(problem=problem, usernames=[j.username for j in groups[problem.pk]])
-        problem_set_tolerance(problem=problem, tolerance=Decimal("0.5"))
+        problem_set_tolerance(problem=problem, tolerance=Decimal("0.5"), chair=chair)
     competition = board.competition
     jurors_assign(competition=competition, per_paper=per_paper)
     # In creation order: per problem, per paper in code order, the paper's jurors in turn.

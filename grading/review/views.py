@@ -1,8 +1,8 @@
 """The result review page and its JSON, for organizers and the chair (it names systems).
 
-Whoever is served a review that shows papers beside their systems is recorded as not blind
-for the competition (grading.models.PairsSeen); the review opens to a user only once their
-own papers of the competition are submitted."""
+Whoever is served a review response that ties systems to papers (review_shows_pairs) is
+recorded as not blind for the competition (grading.models.PairsSeen); the review opens to a
+user only once their own papers of the competition are submitted."""
 
 from __future__ import annotations
 
@@ -57,15 +57,36 @@ def _competition(request: HtmxHttpRequest, slug: str) -> Competition:
     return competition
 
 
-def review_names_papers(review: Review | None) -> bool:
-    """Tell whether the review shows a paper code beside its system: the most divergent
-    papers, or the observations' papers per system."""
+def review_shows_pairs(review: Review | None, part: str) -> bool:
+    """Tell whether a response of the review shows a system beside what ties it to a paper:
+    the paper's code, or the system's jury points on one problem (which a chair matches to
+    a paper's total on the problem's sheet). The one rule of every review response.
+
+    `part` is "page", "json" or "pdf" (the whole review), "chart:NAME" or "table:NAME".
+    """
     if review is None:
         return False
     by_system = review.observations.by_system if review.observations else ()
-    return bool(review.divergent_papers) or any(
+    codes = bool(review.divergent_papers) or any(
         cell.papers for row in by_system for cell in row.cells
     )
+    points = any(p is not None for s in review.systems for p in s.jury_by_problem.values())
+    # A total is one problem's points when the system has points on that problem alone.
+    totals = any(
+        s.jury_total is not None and sum(p is not None for p in s.jury_by_problem.values()) == 1
+        for s in review.systems
+    )
+    shown = {
+        "page": codes or points,  # the systems table has the points per problem
+        "json": codes or points,  # by_problem
+        "pdf": codes or points,
+        "chart:divergence": bool(review.divergences),  # automatic minus jury, per problem
+        "chart:scatter": totals,
+        "chart:placement": totals,
+        "table:systems": totals,
+        "table:divergent-papers": bool(review.divergent_papers),
+    }
+    return shown.get(part, False)  # the difficulty and agreement charts and tables: none
 
 
 def _shown(request: HtmxHttpRequest, competition: Competition, names: bool, source: str) -> None:
@@ -123,7 +144,7 @@ def _page(request: HtmxHttpRequest, competition: Competition, state: ReviewState
 
 def _body(request: HtmxHttpRequest, competition: Competition, key: str) -> tuple[str, bool]:
     """Return the body of the review under `key` and whether it names papers beside their
-    systems (review_names_papers), both cached with the body."""
+    systems (review_shows_pairs), both cached with the body."""
     if not key:
         return "", False
     organizer = has_role(request.user, ORGANIZER)
@@ -140,7 +161,7 @@ def _body(request: HtmxHttpRequest, competition: Competition, key: str) -> tuple
             "tables": [(name, label) for name, (label, _) in TABLES.items()],
         }
         body = render_to_string("grading/review/partials/_body.html", context, request=request)
-        cached = (body, review_names_papers(review))
+        cached = (body, review_shows_pairs(review, "page"))
         review_cache.set(body_key, cached, CACHE_SECONDS)
     return cached
 
@@ -151,10 +172,13 @@ def review_chart(request: HtmxHttpRequest, slug: str, name: str) -> HttpResponse
     """One chart of the review the page shows, as an SVG image (drawn once per review)."""
     if name not in CHARTS:
         raise Http404("no such chart")
-    state = review_state(competition=_competition(request, slug))
+    competition = _competition(request, slug)
+    state = review_state(competition=competition)
     review = review_load(state.shown)
     if review is None:
         raise Http404("the review is still being computed")
+    source = f"the result review's chart {name}"
+    _shown(request, competition, review_shows_pairs(review, f"chart:{name}"), source)
     response = HttpResponse(
         getattr(review_charts_of(state.shown, review), name), content_type="image/svg+xml"
     )
@@ -170,7 +194,7 @@ def review_json(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 
 def _json(request: HtmxHttpRequest, competition: Competition) -> JsonResponse:
     page = review_cached(competition=competition, with_charts=False)
-    _shown(request, competition, review_names_papers(page.review), "the result review JSON")
+    _shown(request, competition, review_shows_pairs(page.review, "json"), "the result review JSON")
     return JsonResponse(page.review.as_json(), json_dumps_params={"ensure_ascii": False})
 
 
@@ -183,7 +207,7 @@ def review_report_pdf(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = _competition(request, slug)
     page = review_cached(competition=competition)
     data = review_pdf(page.review, page.charts)
-    _shown(request, competition, review_names_papers(page.review), "the result review PDF")
+    _shown(request, competition, review_shows_pairs(page.review, "pdf"), "the result review PDF")
     return attachment(data, review_pdf_filename(page.review), "application/pdf")
 
 
@@ -196,7 +220,7 @@ def review_table_export(request: HtmxHttpRequest, slug: str, table: str, fmt: st
         raise Http404(f"tables: {', '.join(TABLES)}; formats: {', '.join(EXPORT_FORMATS)}")
     review = review_cached(competition=competition, with_charts=False).review
     header, rows = review_table(review, table)
-    names = bool(rows) and {"paper", "system"} <= set(header)
+    names = review_shows_pairs(review, f"table:{table}")
     _shown(request, competition, names, f"the result review's table {table}")
     name = review_table_filename(review, table, fmt)
     if fmt == "csv":

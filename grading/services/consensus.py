@@ -7,9 +7,9 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-from ioleval.roles import CHAIR, has_role
 from puzzles.models import Problem
 
+from ..access import chair_refusal
 from ..errors import GradingError
 from ..models import ProblemJury
 from .locks import jury_lock
@@ -25,6 +25,15 @@ def finalized_error(
         line=line,
         field=field,
     )
+
+
+def chair_check(chair, problem: Problem, *, field: str) -> None:
+    """Refuse a chair's act on a problem that grading/access.py's one rule does not allow
+    (no chair role, or a paper of the problem still graded by them); call in the act's
+    transaction, after the jury row's lock, so that it reads what committed before."""
+    reason = chair_refusal(chair, problem, act=True)
+    if reason:
+        raise GradingError(reason, field=field)
 
 
 def problem_ensure_open(problem: Problem, *, field: str = "problem", lock: bool = False) -> None:
@@ -49,9 +58,8 @@ def problem_finalize(*, problem: Problem, chair) -> ProblemJury:
     """Finalize a problem once every criterion of every paper is agreed or decided."""
     from ..selectors import problem_unresolved
 
-    if not has_role(chair, CHAIR):
-        raise GradingError("only the chair finalizes a problem", field="finalize")
     jury = jury_lock(problem)  # the lock order: grading/services/locks.py
+    chair_check(chair, problem, field="finalize")
     if jury.finalized_at:
         raise GradingError(f"problem {problem.number} is already finalized", field="finalize")
     unresolved = problem_unresolved(problem)
@@ -70,21 +78,25 @@ def problem_finalize(*, problem: Problem, chair) -> ProblemJury:
 @transaction.atomic
 def problem_reopen(*, problem: Problem, chair) -> ProblemJury:
     """Undo a finalization so that marks can change again."""
-    if not has_role(chair, CHAIR):
-        raise GradingError("only the chair reopens a problem", field="finalize")
     jury = jury_lock(problem)
+    chair_check(chair, problem, field="finalize")
     jury.finalized_at = None
     jury.finalized_by = None
     jury.save(update_fields=["finalized_at", "finalized_by"])
     return jury
 
 
-def problem_set_tolerance(*, problem: Problem, tolerance: Decimal) -> ProblemJury:
-    """Set how far apart marks may be before they count as a discrepancy."""
+@transaction.atomic
+def problem_set_tolerance(*, problem: Problem, tolerance: Decimal, chair) -> ProblemJury:
+    """Set how far apart marks may be before they count as a discrepancy (the chair's act)."""
     if not tolerance.is_finite() or tolerance < 0:
         raise GradingError("the tolerance must be 0 or more", field="tolerance")
-    problem_ensure_open(problem, field="tolerance")
-    jury = ProblemJury.objects.get_or_create(problem=problem)[0]
+    # The jury row, locked (grading/services/locks.py): a finalization under way commits
+    # first and this is refused, or waits for this; the tolerance decides which cells agree.
+    jury = jury_lock(problem)
+    chair_check(chair, problem, field="tolerance")
+    if jury.finalized_at is not None:
+        raise finalized_error(problem.number, field="tolerance")
     jury.tolerance = tolerance
     jury.save(update_fields=["tolerance"])
     return jury

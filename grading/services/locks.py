@@ -3,7 +3,8 @@
 1. **The problem's jury row** (`ProblemJury`) first. Every write that changes what the marks
    of a problem are, or may be, holds it until its transaction ends: exclusively (FOR UPDATE,
    `jury_lock`) for a new or replaced rubric, a submit, a revision, a chair's decision, a
-   finalization or reopening, a marks import and a discussion post; shared (FOR SHARE,
+   finalization or reopening, a tolerance change, a marks import, a discussion post, new
+   papers (`papers_create`) and new assignments (`jurors_assign`); shared (FOR SHARE,
    `JURY_SHARE`) for the draft autosave, so that the autosaves of different jurors do not
    wait for one another but every one of them waits for, and is waited for by, the
    exclusive writes. Several problems at once: in problem number order (`juries_lock`).

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from django.db import connection, transaction
+from django.conf import settings
+from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
-from ioleval.roles import CHAIR, has_role
-
-from ..errors import GradingError
+from ..errors import GradingError, JuryBusy
 from ..models import (
     Assignment,
     Criterion,
@@ -25,7 +24,7 @@ from ..models import (
 from ..selectors import criteria_not_marked, rubric_current
 from ..selectors_criterion import suggestion_of
 from ..text import points_text
-from .consensus import finalized_error, problem_ensure_open
+from .consensus import chair_check, finalized_error, problem_ensure_open
 from .locks import JURY_SHARE_LOCK
 
 CENTS = Decimal("0.01")  # the decimal places of a stored mark
@@ -184,6 +183,21 @@ def _draft_jury_lock(cursor, code: str) -> tuple | None:
     return row
 
 
+# PostgreSQL's SQLSTATE for a lock not granted within lock_timeout.
+LOCK_NOT_AVAILABLE = "55P03"
+
+
+def _save_lock_bound(cursor) -> None:
+    """Bound the autosave's waits for locks on PostgreSQL (IOLEVAL_SAVE_LOCK_TIMEOUT) until
+    its transaction ends: a marks import or a new rubric version holds the jury row for as
+    long as it writes, and an autosave that waited for it unbounded held a web worker until
+    gunicorn's timeout. Call at the start of a transaction of the save's own."""
+    if connection.vendor != "postgresql":
+        return
+    milliseconds = max(1, round(settings.IOLEVAL_SAVE_LOCK_TIMEOUT * 1000))
+    cursor.execute("SELECT set_config('lock_timeout', %s, true)", [f"{milliseconds}ms"])
+
+
 def _draft_read_sql() -> str:
     sql = _sql(_DRAFT_READ)
     # Saves and submits of one assignment run one after the other (SQLite has one writer).
@@ -209,17 +223,27 @@ def mark_save_by_code(
     `from_suggestion` records that the points are the suggested mark the juror accepted; it
     is refused unless they equal the criterion's current suggestion for this paper (three
     more reads, only then).
-    Raises Assignment.DoesNotExist when the paper is not the juror's.
+    Raises Assignment.DoesNotExist when the paper is not the juror's, and JuryBusy when, on
+    PostgreSQL and in a transaction of its own, it waited past IOLEVAL_SAVE_LOCK_TIMEOUT for
+    a lock (a marks import or a new rubric version holding the jury row).
     """
+    own_transaction = not connection.in_atomic_block  # a caller's keeps its own lock_timeout
     with transaction.atomic():
         if not 0 < criterion_id < 2**63:  # what a database integer holds (SQLite raises past it)
             raise GradingError("not a criterion of this paper", field="criterion")
         with connection.cursor() as cursor:
-            jury = _draft_jury_lock(cursor, code)
-            row = None
-            if jury is not None:
-                cursor.execute(_draft_read_sql(), [criterion_id, code, juror.pk])
-                row = cursor.fetchone()
+            if own_transaction:
+                _save_lock_bound(cursor)
+            try:
+                jury = _draft_jury_lock(cursor, code)
+                row = None
+                if jury is not None:
+                    cursor.execute(_draft_read_sql(), [criterion_id, code, juror.pk])
+                    row = cursor.fetchone()
+            except OperationalError as exc:
+                if getattr(exc.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
+                    raise JuryBusy() from None
+                raise
         if row is None:
             raise Assignment.DoesNotExist(f"no paper {code} of this juror")
         finalized_at, number = jury
@@ -342,10 +366,9 @@ def criterion_decide(
 ) -> Resolution:
     """Set the agreed mark of a criterion of a paper as the chair's decision."""
     with transaction.atomic():
-        if not has_role(chair, CHAIR):
-            raise GradingError("only the chair decides", field="points")
         # The jury row first, then the decision (grading/services/locks.py).
         problem_ensure_open(paper.problem, lock=True)
+        chair_check(chair, paper.problem, field="points")
         _criterion_of(paper, criterion)
         if not reason.strip():
             raise GradingError("give a reason for the decision", field="reason")

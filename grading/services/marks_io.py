@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -20,6 +21,7 @@ from puzzles.tabular import csv_rows
 from ..errors import GradingError
 from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
 from ..selectors import criteria_not_marked, current_rubrics
+from ..selectors_blind import not_blind
 from .consensus import finalized_error
 from .locks import juries_lock
 from .marks import points_parse
@@ -37,6 +39,7 @@ class MarksImport:
     users_created: list[str] = field(default_factory=list)
     finalized: list[int] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)  # status -> rows left out
+    not_blind: list[str] = field(default_factory=list)  # jurors of the file, with why
 
     def lines(self) -> list[str]:
         out = [f"{self.marks} marks, {self.finals} final marks, {self.papers_created} new papers"]
@@ -46,6 +49,11 @@ class MarksImport:
             out.append("new juror accounts (no password): " + ", ".join(self.users_created))
         if self.finalized:
             out.append("finalized problems: " + ", ".join(map(str, self.finalized)))
+        out += [
+            f"warning: {text} is not blind for this competition; their marks, given"
+            " elsewhere, are imported as they are"
+            for text in self.not_blind
+        ]
         return out
 
 
@@ -81,38 +89,81 @@ def marks_import(
     A file exported by marks_rows has a status column: the import takes its submitted
     rows, or with final=True its final rows, and leaves the others out. Both modes read
     their rows through _mark_rows; each then writes its own kind of record.
+
+    The file is checked before any lock, so a bad file is refused without holding up the
+    jury; then the jury rows of the problems it marks, and only those, are locked (in
+    problem order, grading/services/locks.py) and the rows checked again if a new rubric
+    version or a finalization committed meanwhile: autosaves, submits and decisions of those
+    problems wait for the import (or are refused after a bounded wait, marks.py), those of
+    the other problems go on.
     """
+    text = stream.read()  # read again under the locks if the rubrics changed meanwhile
     problems = {p.number: p for p in competition.problems.all()}
-    # The jury rows first, in problem order (grading/services/locks.py), before the rubrics
-    # are read: a chair who finalizes or decides meanwhile, or a new rubric version, waits
-    # for the import, or the import for them and then reads the version they made.
-    juries = juries_lock(problems.values())
+    systems = {s.name: s for s in System.objects.filter(competition=competition)}
     criteria = current_rubrics(problems.values())
-    target = _Target(
-        problems=problems,
-        criteria=criteria,
-        by_code={(pid, c.code): c for pid, items in criteria.items() for c in items},
-        systems={s.name: s for s in System.objects.filter(competition=competition)},
+    finalized = set(
+        ProblemJury.objects.filter(
+            problem__competition=competition, finalized_at__isnull=False
+        ).values_list("problem_id", flat=True)
     )
-    finalized = {jury.problem_id for jury in juries if jury.finalized_at}
-    result = MarksImport()
-    rows = list(
-        _mark_rows(
-            stream, file=file, final=final, target=target, finalized=finalized, result=result
-        )
-    )
+    result, rows = _checked(text, file, final, problems, systems, criteria, finalized)
+    touched = sorted({row.problem for row in rows}, key=lambda p: p.number)
+    juries = juries_lock(touched)
+    now_criteria = current_rubrics(touched)
+    now_finalized = {jury.problem_id for jury in juries if jury.finalized_at}
+    if now_finalized or any(
+        [c.pk for c in now_criteria.get(p.pk, ())] != [c.pk for c in criteria.get(p.pk, ())]
+        for p in touched
+    ):
+        # A new rubric version or a finalization committed while the file was checked: the
+        # rows are checked again against what holds now, under the locks.
+        criteria = {**criteria, **now_criteria}
+        finalized |= now_finalized
+        result, rows = _checked(text, file, final, problems, systems, criteria, finalized)
     papers = {
         (p.system_id, p.problem_id): p
         for p in Paper.objects.filter(problem__competition=competition)
     }
     now = timezone.now()
+    # New papers first, in problem number order, whatever the file's (as rubrics_import):
+    # their foreign keys take their problems' key share locks at the commit in that order.
+    for row in sorted(rows, key=lambda r: (r.problem.number, r.system.name)):
+        _paper_for(row, papers, result)
     if final:
         _import_final(rows, papers=papers, file=file, result=result)
-        touched = {row.problem for row in rows}
         result.finalized = _finalize_covered(touched, criteria, papers, now)
     else:
         _import_submitted(rows, papers=papers, file=file, now=now, result=result)
+        # Not refused (SECURITY.md): the marks were given elsewhere, before any pair was
+        # seen here or not; refusing would lose them. The organizer is told.
+        jurors = get_user_model().objects.filter(username__in={row.juror for row in rows})
+        result.not_blind = [
+            n.text for n in not_blind(competition, jurors.values_list("pk", flat=True))
+        ]
     return result
+
+
+def _checked(text, file, final, problems, systems, criteria, finalized):
+    """Return a fresh MarksImport and the file's rows, every check done against these
+    problems, systems, current criteria and finalized problems."""
+    target = _Target(
+        problems=problems,
+        criteria=criteria,
+        by_code={(pid, c.code): c for pid, items in criteria.items() for c in items},
+        systems=systems,
+    )
+    result = MarksImport()
+    rows = list(
+        _mark_rows(
+            io.StringIO(text),
+            file=file,
+            final=final,
+            target=target,
+            finalized=finalized,
+            result=result,
+        )
+    )
+    return result, rows
 
 
 def _mark_rows(stream, *, file, final, target, finalized, result):

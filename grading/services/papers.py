@@ -14,10 +14,11 @@ from ioleval.roles import JUROR, ORGANIZER, user_roles
 from puzzles.models import Competition, Problem, System
 
 from ..errors import GradingError
-from ..models import Assignment, Paper, ProblemJuror, ProblemJury
+from ..models import Assignment, Paper, ProblemJuror
 from ..selectors_blind import NotBlind, not_blind
 from .blindness import pairs_seen_confirm
-from .consensus import problem_ensure_open
+from .consensus import finalized_error, problem_ensure_open
+from .locks import juries_lock
 
 # No 0/O, 1/I/L: codes are read aloud and copied by hand.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -58,18 +59,19 @@ def papers_create(*, competition: Competition, system_names: list[str]) -> list[
     problems = list(competition.problems.order_by("number"))
     if not problems:
         raise GradingError(f"{competition.slug} has no problems", field="systems")
+    # The jury rows of the problems that get a paper, in number order, before the check
+    # (grading/services/locks.py): a finalization under way, which counted the papers, ends
+    # first and this is refused, or waits for this.
+    touched = [p for p in problems if _systems_without_paper(p, systems)]
+    for jury in juries_lock(touched):
+        if jury.finalized_at is not None:  # a new paper would change its totals
+            raise finalized_error(jury.problem.number, field="systems")
     created: list[Paper] = []
-    for problem in problems:
+    for problem in touched:
         taken = codes_taken(problem)
-        have = set(
-            Paper.objects.filter(problem=problem, system__in=systems.values()).values_list(
-                "system_id", flat=True
-            )
-        )
+        # Read again under the lock: a selection of the same system just before has its paper.
+        pending = _systems_without_paper(problem, systems)
         # Shuffle so that creation order (and database ids) do not follow the given order.
-        pending = [s for s in systems.values() if s.pk not in have]
-        if pending:
-            problem_ensure_open(problem, field="systems")  # a new paper would change its totals
         secrets.SystemRandom().shuffle(pending)
         for system in pending:
             created.append(
@@ -78,6 +80,15 @@ def papers_create(*, competition: Competition, system_names: list[str]) -> list[
                 )
             )
     return created
+
+
+def _systems_without_paper(problem: Problem, systems: dict[str, System]) -> list[System]:
+    have = set(
+        Paper.objects.filter(problem=problem, system__in=systems.values()).values_list(
+            "system_id", flat=True
+        )
+    )
+    return [s for s in systems.values() if s.pk not in have]
 
 
 @transaction.atomic
@@ -249,11 +260,15 @@ def jurors_assign(
     groups: dict[int, list] = {}
     on_paper: dict[int, set[int]] = {}
     planned: list[list] = []  # [paper, juror] pairs to create
-    finalized = set(
-        ProblemJury.objects.filter(
-            problem__competition=competition, finalized_at__isnull=False
-        ).values_list("problem_id", flat=True)
+    # The jury rows of the problems that may get a juror (those with papers), in number
+    # order, before reading which are finalized (grading/services/locks.py): a finalization
+    # under way ends first and its problem is left out, or waits for this.
+    juries = juries_lock(
+        competition.problems.filter(
+            pk__in=Paper.objects.filter(problem__competition=competition).values("problem_id")
+        )
     )
+    finalized = {jury.problem_id for jury in juries if jury.finalized_at is not None}
     for problem in competition.problems.order_by("number"):
         if problem.pk in finalized:
             report.finalized.append(problem.number)  # its results stand: no new juror

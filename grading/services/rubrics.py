@@ -578,9 +578,11 @@ def rubrics_import(
     """
     parsed = rubrics_read(path_or_text, competition=competition, file=file)
     juries_lock(parsed)  # every problem's jury row, in the order of grading/services/locks.py
+    # In problem number order, whatever the file's: the new rows' foreign keys take their
+    # problems' key share locks at the commit in the order they were written.
     results = [
-        rubric_replace(problem=problem, specs=specs, new_version=new_version, user=user)
-        for problem, specs in parsed.items()
+        rubric_replace(problem=problem, specs=parsed[problem], new_version=new_version, user=user)
+        for problem in sorted(parsed, key=lambda p: p.number)
     ]
     if expected_effect is not None:
         if rubrics_effect_digest([change for _, change in results]) != expected_effect:

@@ -158,7 +158,7 @@ def tolerance(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
 
     def act() -> str:
         value = form_data(ToleranceForm(request.POST))["tolerance"]
-        services.problem_set_tolerance(problem=problem, tolerance=value)
+        services.problem_set_tolerance(problem=problem, tolerance=value, chair=request.user)
         return "Tolerance saved."
 
     return post_redirect(request, act, reverse("grading:sheet", args=[slug, number]))

@@ -15,7 +15,7 @@ from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.roles import CHAIR, JUROR, has_role, role_required
 
 from .. import services
-from ..errors import GradingError
+from ..errors import GradingError, JuryBusy
 from ..forms import MarkForm, TagsForm
 from ..models import Assignment
 from ..selectors import (
@@ -96,6 +96,11 @@ def mark_save(request: HtmxHttpRequest, code: str, criterion_id: int) -> HttpRes
             )
         except Assignment.DoesNotExist:
             raise Http404("no such paper of yours") from None
+        except JuryBusy as exc:
+            busy = exc.message
+            if request.htmx:  # not swapped in: the page says "not saved" with this text
+                return HttpResponse(busy, status=409, content_type="text/plain; charset=utf-8")
+            error = busy
         except GradingError as exc:
             error = exc.message
     else:

@@ -135,7 +135,8 @@ MEDIA_URL = "media/"
 # the last one or an organizer unlocks it (manage.py axes_reset_username NAME).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses locked logins before any check
-    "django.contrib.auth.backends.ModelBackend",
+    # ModelBackend that gives back an attempt's failure once its password is found right.
+    "ioleval.login_throttle.PasswordBackend",
 ]
 LOGIN_ACCOUNT_FAILURE_LIMIT = env.int("DJANGO_LOGIN_FAILURE_LIMIT", default=5)
 LOGIN_ADDRESS_FAILURE_LIMIT = env.int("DJANGO_LOGIN_ADDRESS_FAILURE_LIMIT", default=30)
@@ -174,6 +175,10 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 # (on the page: 1,050 marks took 18 s, 3,150 took 42 s; benchmarks/README.md).
 IOLEVAL_WEB_IMPORT_MAX_ROWS = env.int("IOLEVAL_WEB_IMPORT_MAX_ROWS", default=1_000)
 IOLEVAL_WEB_IMPORT_MAX_BYTES = env.int("IOLEVAL_WEB_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)
+# PostgreSQL: seconds an autosave waits for its problem's jury row (held by a marks import or
+# a new rubric version) before it is refused as "the jury is busy", rather than holding a
+# web worker until gunicorn's timeout (grading/services/marks.py).
+IOLEVAL_SAVE_LOCK_TIMEOUT = env.float("IOLEVAL_SAVE_LOCK_TIMEOUT", default=5.0)
 # An uploaded zip is refused past these, checked before and while it is extracted.
 IOLEVAL_ZIP_MAX_BYTES = env.int("IOLEVAL_ZIP_MAX_BYTES", default=500 * 1024 * 1024)
 IOLEVAL_ZIP_MAX_MEMBERS = env.int("IOLEVAL_ZIP_MAX_MEMBERS", default=10_000)

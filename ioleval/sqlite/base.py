@@ -7,10 +7,17 @@ past any timeout and failed with "database is locked" (benchmarks/README.md). Wi
 process (`manage.py runserver`, one gunicorn worker) transactions here queue for the lock in
 arrival order instead, each handing it to the next when it ends; SQLite's busy timeout is
 left to order them with other processes (a management command running meanwhile).
+
+The queue is the process's: a forked child (a gunicorn worker) starts with empty queues,
+never with a hold of a parent's thread. A thread that, inside its transaction, waits for
+another thread whose transaction is queued behind it (a thread pool's job that the request
+waits on, say) stalls both until the waiting transaction's timeout ends it with "database is
+locked": one transaction of a process at a time, so nothing here may wait for a second one.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import deque
@@ -35,8 +42,19 @@ class FairLock:
                 return True
             turn = threading.Event()
             self._waiters.append(turn)
-        if turn.wait(timeout):
-            return True  # handed over by release(): held for this thread now
+        try:
+            if turn.wait(timeout):
+                return True  # handed over by release(): held for this thread now
+        except BaseException:
+            # Interrupted while waiting (a signal handler's exception, a worker's timeout):
+            # out of the queue, or, if the lock was handed over meanwhile, on to the next,
+            # so that release() never hands it to a waiter that has gone.
+            with self._mutex:
+                if turn.is_set():
+                    self._hand_on()
+                else:
+                    self._waiters.remove(turn)
+            raise
         with self._mutex:
             if turn.is_set():  # handed over just as the wait ended
                 return True
@@ -46,10 +64,14 @@ class FairLock:
     def release(self) -> None:
         """Hand the lock to the first waiter, or free it."""
         with self._mutex:
-            if self._waiters:
-                self._waiters.popleft().set()
-            else:
-                self._held = False
+            self._hand_on()
+
+    def _hand_on(self) -> None:
+        # Under self._mutex.
+        if self._waiters:
+            self._waiters.popleft().set()
+        else:
+            self._held = False
 
 
 _writers: dict[str, FairLock] = {}
@@ -60,6 +82,17 @@ def writer_lock(name: str) -> FairLock:
     """Return the one write queue of the process for the database file `name`."""
     with _writers_mutex:
         return _writers.setdefault(str(name), FairLock())
+
+
+def _forget_writers() -> None:
+    """Start a forked child with no write queue: a parent's thread that held one (or its
+    mutex) at the fork does not exist in the child and would never let go."""
+    global _writers_mutex
+    _writers_mutex = threading.Lock()
+    _writers.clear()
+
+
+os.register_at_fork(after_in_child=_forget_writers)
 
 
 class DatabaseWrapper(base.DatabaseWrapper):

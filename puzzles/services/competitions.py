@@ -26,7 +26,12 @@ def competition_names_save(
     if not name:
         raise ImportFailure("the competition needs a name", field="name")
     Competition.objects.lock(competition)  # the lock order: the competition, then problems
-    problems = {p.number: p for p in competition.problems.select_for_update()}
+    # FOR NO KEY UPDATE, as the UPDATE of a title or language name takes: the new rows that
+    # point at a problem (a rubric, a paper, a jury row) check it with FOR KEY SHARE at their
+    # commit, in whatever order they were written, and would deadlock with FOR UPDATE.
+    problems = {
+        p.number: p for p in competition.problems.select_for_update(no_key=True).order_by("number")
+    }
     unknown = sorted((set(titles) | set(language_names)) - set(problems))
     if unknown:
         raise ImportFailure(

@@ -60,9 +60,13 @@
   form.addEventListener("htmx:afterRequest", function (event) {
     const code = event.detail.xhr ? event.detail.xhr.status : 0;
     const shown = status();
-    // A 422 comes back as a fragment with the reason (swapped in place).
+    // A 422 comes back as a fragment with the reason (swapped in place); a 409 (the jury is
+    // busy: an import or a new rubric version) says why in its text.
     if (shown && code !== 200 && code !== 422) {
-      shown.textContent = "not saved (" + code + "): try again";
+      shown.textContent =
+        code === 409
+          ? "not saved: " + event.detail.xhr.responseText
+          : "not saved (" + code + "): try again";
       shown.className = "status error";
     }
   });

@@ -118,7 +118,8 @@
 
 // Autosave state: "saving…" while a save is on its way, and "not saved" when it fails.
 // A 422 (a refused value) comes back as a fragment with the reason; any other failure
-// (server error, logged out, no connection) leaves the typed value in place and says so.
+// (server error, logged out, the jury busy, no connection) leaves the typed value in place
+// and says so.
 (function () {
   function statusOf(event) {
     const form = event.detail.elt && event.detail.elt.closest("form.criterion");
@@ -166,6 +167,9 @@
       status.appendChild(link);
     } else if (code === 403) {
       show(status, "not saved: refused (403). Reload the page.", "error");
+    } else if (code === 409) {
+      // The jury is busy (an import or a new rubric version): the same save may be sent again.
+      show(status, "not saved: " + event.detail.xhr.responseText, "error");
     } else {
       show(status, "not saved: server error (" + code + "). Try again.", "error");
     }

@@ -275,3 +275,61 @@ def test_ctrl_enter_after_the_rubric_changed_does_not_submit(live_server, new_pa
     assert posts == []  # the same values would be refused again
     assert dialogs == []
     assert _submitted_and_1a(data, code) == (False, Decimal("0.5"))
+
+
+@pytest.mark.usefixtures("postgres_only")
+def test_a_save_while_the_jury_is_busy_says_not_saved_and_goes_through_after(
+    live_server, new_page, data, settings
+):
+    """An import or a new rubric version holds the problem's jury row: a save that waits
+    past its bound is refused (409) and the page says so, on the grading page and on grade
+    by criterion; sent again once the row is free, the same value is stored."""
+    import threading
+
+    from django.db import connections, transaction
+
+    from grading.models import Mark, ProblemJury
+
+    settings.IOLEVAL_SAVE_LOCK_TIMEOUT = 0.3
+    ProblemJury.objects.get_or_create(problem=data.problem)
+    held, done = threading.Event(), threading.Event()
+
+    def hold():
+        try:
+            with transaction.atomic():
+                ProblemJury.objects.select_for_update().get(problem=data.problem)
+                held.set()
+                done.wait(60)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        held.wait(10)
+        page = new_page()
+        _dialogs(page, accept=True)  # leaving with the refused value: leave
+        login(page, live_server, data.juror.username, PASSWORD)
+        code = data.papers[0].code
+        page.goto(f"{live_server.url}/jury/papers/{code}/")
+        busy = "not saved: the jury is busy (an import or a new rubric version): try again"
+        field = page.get_by_label("points for 1a", exact=True)
+        form = page.locator("form.criterion").filter(has=field)
+        field.fill("1")
+        field.dispatch_event("change")
+        expect(form.locator(".status")).to_have_text(busy)
+        page.goto(
+            f"{live_server.url}/jury/problems/{data.problem.pk}/criteria/"
+            f"{data.criteria['1b'].pk}/?paper={code}"
+        )
+        by_criterion = page.get_by_label("points for 1b", exact=True)
+        by_criterion.fill("2")
+        by_criterion.dispatch_event("change")
+        expect(page.locator("form.by-criterion .status")).to_have_text(busy)
+    finally:
+        done.set()
+        holder.join(10)
+    by_criterion.dispatch_event("change")  # the same value, sent again
+    expect(page.locator("form.by-criterion .status")).to_have_text("saved")
+    assert Mark.objects.get(assignment__juror=data.juror, criterion=data.criteria["1b"]).points == 2
+    assert not Mark.objects.filter(criterion=data.criteria["1a"]).exists()

@@ -27,6 +27,7 @@ from tests.grading.factories import (
     ChairFactory,
     JurorFactory,
     ObservationTagFactory,
+    OrganizerFactory,
     PaperFactory,
     rubric_with,
 )
@@ -396,7 +397,7 @@ def test_finalize_succeeds_when_agreed_or_decided(jury):
 def test_tolerance_lets_close_marks_agree(jury):
     jury.grade(jury.as1, "1.5", "2")
     jury.grade(jury.as2, "2", "2")
-    problem_set_tolerance(problem=jury.problem, tolerance=D("0.5"))
+    problem_set_tolerance(problem=jury.problem, tolerance=D("0.5"), chair=jury.chair)
     assert jury.cells()["a"].status == "agreed"
     assert jury.cells()["a"].final == D("2")
     problem_finalize(problem=jury.problem, chair=jury.chair)
@@ -405,10 +406,10 @@ def test_tolerance_lets_close_marks_agree(jury):
 def test_a_finalized_problem_keeps_its_tolerance_until_reopened(jury):
     jury.grade(jury.as1, "1.5", "2")
     jury.grade(jury.as2, "2", "2")
-    problem_set_tolerance(problem=jury.problem, tolerance=D("0.5"))
+    problem_set_tolerance(problem=jury.problem, tolerance=D("0.5"), chair=jury.chair)
     problem_finalize(problem=jury.problem, chair=jury.chair)
     with pytest.raises(GradingError, match="finalized; the chair must reopen it first"):
-        problem_set_tolerance(problem=jury.problem, tolerance=D("0"))
+        problem_set_tolerance(problem=jury.problem, tolerance=D("0"), chair=jury.chair)
     assert problem_jury(jury.problem).tolerance == D("0.5")
     assert jury.cells()["a"].final == D("2")
 
@@ -416,7 +417,7 @@ def test_a_finalized_problem_keeps_its_tolerance_until_reopened(jury):
 @pytest.mark.parametrize("tolerance", [D("-0.5"), D("NaN")])
 def test_invalid_tolerance_is_refused(jury, tolerance):
     with pytest.raises(GradingError):
-        problem_set_tolerance(problem=jury.problem, tolerance=tolerance)
+        problem_set_tolerance(problem=jury.problem, tolerance=tolerance, chair=jury.chair)
 
 
 def test_finalize_refuses_a_problem_without_papers(db):
@@ -571,3 +572,41 @@ def test_tags_set_refuses_tags_of_another_competition(jury):
         tags_set(assignment=jury.as1, tag_ids=[own.pk, foreign.pk])
     assert caught.value.field == "tags"
     assert list(PaperTag.objects.values_list("tag_id", flat=True)) == [own.pk]
+
+
+def test_every_chair_service_refuses_a_chair_still_grading_the_problem(jury):
+    """The rule of grading/access.py holds in the services, for every caller (a command, a
+    new view), not only on the chair's web routes: a chair with a paper of the problem still
+    open neither decides, nor sets the tolerance, nor finalizes or reopens."""
+    jury.grade(jury.as1, "1", "2")
+    jury.grade(jury.as2, "2", "2")
+    own = AssignmentFactory(paper=PaperFactory(problem=jury.problem), juror=jury.chair)
+    reason = (
+        f"you still grade papers of problem {jury.problem.number}: submit them first, then"
+        " its sheet, decisions, tolerance and finalizing open to you"
+    )
+    acts = {
+        "decide": lambda: criterion_decide(
+            paper=jury.paper, criterion=jury.a, points="1", reason="r", chair=jury.chair
+        ),
+        "tolerance": lambda: problem_set_tolerance(
+            problem=jury.problem, tolerance=D("1"), chair=jury.chair
+        ),
+        "finalize": lambda: problem_finalize(problem=jury.problem, chair=jury.chair),
+        "reopen": lambda: problem_reopen(problem=jury.problem, chair=jury.chair),
+    }
+    for name, act in acts.items():
+        with pytest.raises(GradingError) as caught:
+            act()
+        assert caught.value.message == reason, name
+    assert not Resolution.objects.exists()
+    assert problem_jury(jury.problem).tolerance == D("0")
+    assert problem_jury(jury.problem).finalized_at is None
+    # An organizer who is no chair reads the sheet but acts on nothing.
+    organizer = OrganizerFactory()
+    with pytest.raises(GradingError) as caught:
+        problem_set_tolerance(problem=jury.problem, tolerance=D("1"), chair=organizer)
+    assert caught.value.message == "only the chair acts on a problem"
+    own.delete()  # graded no more: the chair acts
+    criterion_decide(paper=jury.paper, criterion=jury.a, points="1", reason="r", chair=jury.chair)
+    problem_set_tolerance(problem=jury.problem, tolerance=D("1"), chair=jury.chair)

@@ -81,6 +81,16 @@ GOOD = (
 # --- marks -----------------------------------------------------------------------------------
 
 
+def test_import_creates_new_papers_in_problem_order_whatever_the_file_order(competition):
+    """Their foreign keys are checked at the commit in the order they were written, each
+    taking its problem's key share lock: in number order, as every writer takes problems."""
+    run(
+        competition,
+        HEADER + "Alpha,2,2a,alice,4,\nAlpha,1,1a,alice,2,\nAlpha,1,1b,alice,3,\n",
+    )
+    assert [p.problem.number for p in Paper.objects.order_by("pk")] == [1, 2]
+
+
 def test_import_creates_papers_assignments_and_marks(competition):
     result = run(competition, GOOD)
     assert result.marks == 5
@@ -544,3 +554,19 @@ def test_criteria_not_marked_is_the_rule_import_and_submit_share(
     with django_assert_num_queries(4):
         missing = criteria_not_marked([a.pk for a in assignments])
     assert missing == {assignments[1].pk: codes[:-1], assignments[2].pk: codes}
+
+
+def test_an_import_keeps_the_marks_of_a_juror_not_blind_and_says_so(competition):
+    """Marks graded elsewhere are a record of what was given there: a juror who has since
+    been shown the pairs (or an organizer's other account) is not refused, and the organizer
+    is told (SECURITY.md, blindness by sequence)."""
+    from grading.models import PairsSeen
+
+    alice = get_user_model().objects.get(username="alice")
+    PairsSeen.objects.create(user=alice, competition=competition, source="the result review page")
+    result = run(competition, GOOD)
+    assert result.marks == 5
+    warnings = [line for line in result.lines() if line.startswith("warning:")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("warning: alice (shown which system wrote which paper by")
+    assert warnings[0].endswith("their marks, given elsewhere, are imported as they are")

@@ -302,4 +302,7 @@ def test_chair_pages_take_as_many_queries_at_both_sizes(client, view):
         assert response.status_code == 200, response.content[:300]
         counts.append(len(queries))
     assert counts[0] == counts[1], counts
-    assert counts[0] <= MAX_QUERIES * 3
+    # A decision from the sheet reads the panel twice and, in between, the decision checks
+    # the chair's rule again under the jury row's lock (one query more since the services
+    # hold it for every caller).
+    assert counts[0] <= MAX_QUERIES * 3 + (view == "decide_post"), counts

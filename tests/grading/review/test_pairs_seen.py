@@ -86,7 +86,9 @@ def test_the_review_pdf_records_the_reader(client, built):
         "/c/rv/review/criterion-difficulty.csv",
         "/c/rv/review/agreement.csv",
         "/c/rv/review/charts/scatter.svg",
-        "/c/rv/review/charts/divergence.svg",
+        "/c/rv/review/charts/placement.svg",
+        "/c/rv/review/charts/difficulty.svg",
+        "/c/rv/review/charts/agreement.svg",
     ],
 )
 def test_what_names_no_paper_records_nothing(client, built, url):
@@ -97,20 +99,55 @@ def test_what_names_no_paper_records_nothing(client, built, url):
     assert _seen(built) is None
 
 
+def test_the_divergence_chart_records_the_reader(client, built):
+    """It draws each system's automatic score minus its jury points per problem: with the
+    automatic scores (public), a system's points on a problem, which a chair matches to a
+    paper's total on the sheet (before: it recorded no one)."""
+    client.force_login(built.chair)
+    response = client.get("/c/rv/review/charts/divergence.svg")
+    assert response.status_code == 200
+    assert _seen(built).source == "the result review's chart divergence"
+
+
 def test_the_rule_agrees_with_the_page(client, built):
-    """review_names_papers says yes exactly when the page shows a paper code, and no for a
-    review whose sections hold no paper."""
+    """One rule for every response: it shows pairs when it shows a paper code beside its
+    system, or a system's jury points on one problem (the page's systems table has them per
+    problem, so it records even without the most divergent papers); for a chart or a table,
+    what that chart or table shows."""
     from dataclasses import replace
 
     from grading.review.services import review_cached
-    from grading.review.views import review_names_papers
+    from grading.review.views import review_shows_pairs
 
     client.force_login(built.chair)
     page = client.get(reverse("grading:review", args=["rv"])).content.decode()
     assert bool(_codes_in(page)) == (_seen(built) is not None) is True
     review = review_cached(competition=built.competition, with_charts=False).review
-    assert review_names_papers(review)
-    assert not review_names_papers(replace(review, divergent_papers=(), observations=None))
+    assert review_shows_pairs(review, "page")
+    no_codes = replace(review, divergent_papers=(), divergences=(), observations=None)
+    assert review_shows_pairs(no_codes, "page")  # the systems table's points per problem
+    assert review_shows_pairs(review, "chart:divergence")
+    assert not review_shows_pairs(no_codes, "chart:divergence")
+    assert review_shows_pairs(review, "table:divergent-papers")
+    assert not review_shows_pairs(review, "table:agreement")
+    no_points = replace(
+        no_codes,
+        systems=tuple(replace(s, jury_by_problem={}, jury_total=None) for s in review.systems),
+    )
+    assert not review_shows_pairs(no_points, "page")
+    # Totals of systems graded on both problems match no paper; a total that is one
+    # problem's points does (the scatter, the placement and the systems table show totals).
+    assert not review_shows_pairs(review, "chart:scatter")
+    assert not review_shows_pairs(review, "table:systems")
+    one = review.systems[0]
+    number, points = next((n, p) for n, p in one.jury_by_problem.items() if p is not None)
+    only_one = replace(
+        no_codes,
+        systems=(replace(one, jury_by_problem={number: points}, jury_total=points),),
+    )
+    for part in ("chart:scatter", "chart:placement", "table:systems"):
+        assert review_shows_pairs(only_one, part), part
+    assert not review_shows_pairs(only_one, "chart:difficulty")
 
 
 def test_the_marks_export_records_the_organizer(organizer_client, organizer, built):
@@ -242,3 +279,48 @@ def test_the_refusal_and_the_chairs_home_say_why_and_when_the_review_opens(clien
     home = client.get(reverse("grading:home")).content.decode()
     link = home.split(reverse("grading:review", args=["rv"]))[1].split("</li>")[0]
     assert "no longer blind" in link and "closed while you grade" not in link
+
+
+# --- the admin ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["user", "group"])
+@pytest.mark.parametrize(
+    ("model", "codename"), [("paper", "view_paper"), ("output", "view_output")]
+)
+def test_a_staff_account_that_can_view_papers_or_outputs_in_the_admin_is_not_blind(
+    client, built, how, model, codename
+):
+    """The admin lists papers beside their systems, and outputs (the papers' text) beside
+    theirs: a staff account allowed to view either is not blind, whether or not it looked
+    (before: a juror given that permission graded blind as far as the app knew)."""
+    from django.contrib.auth.models import Group, Permission
+
+    from tests.grading.factories import JurorFactory
+
+    juror = JurorFactory()
+    permission = Permission.objects.get(codename=codename)
+    assert permission.content_type.model == model
+    juror.is_staff = True
+    juror.save()
+    assert not not_blind(built.competition, [juror.pk])  # staff alone sees no pair
+    if how == "user":
+        juror.user_permissions.add(permission)
+    else:
+        group = Group.objects.create(name="admin readers")
+        group.permissions.add(permission)
+        juror.groups.add(group)
+    client.force_login(juror)
+    if model == "paper":  # what the permission shows: codes beside systems
+        page = client.get(reverse("admin:grading_paper_changelist")).content.decode()
+        assert _codes_in(page) and built.systems[0].name in page
+    [found] = not_blind(built.competition, [juror.pk])
+    assert found.username == juror.username
+    assert found.reason == (
+        "a staff account that may view papers or system outputs in the admin, beside their systems"
+    )
+    with pytest.raises(GradingError, match="not blind for rv"):
+        problem_jurors_set(problem=built.problems[1], usernames=[juror.username])
+    juror.is_staff = False  # no admin without staff: blind again
+    juror.save()
+    assert not not_blind(built.competition, [juror.pk])
