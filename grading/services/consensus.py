@@ -48,7 +48,7 @@ def problem_ensure_open(problem: Problem, *, field: str = "problem", lock: bool 
         jury = jury_lock(problem)
         finalized = jury.finalized_at is not None
     else:
-        finalized = ProblemJury.objects.filter(problem=problem, finalized_at__isnull=False).exists()
+        finalized = ProblemJury.objects.finalized().filter(problem=problem).exists()
     if finalized:
         raise finalized_error(problem.number, field=field)
 

@@ -375,12 +375,15 @@ def criterion_decide(
         value = points_parse(points, criterion=criterion)
         if value is None:
             raise GradingError("a decision needs points", field="points")
-        if not Mark.objects.filter(
-            assignment__paper=paper,
-            assignment__submitted_at__isnull=False,
-            criterion=criterion,
-            points__isnull=False,
-        ).exists():
+        if (
+            not Mark.objects.submitted()
+            .filter(
+                assignment__paper=paper,
+                criterion=criterion,
+                points__isnull=False,
+            )
+            .exists()
+        ):
             raise GradingError(
                 "no juror has submitted a mark for this yet: there is nothing to decide",
                 field="points",

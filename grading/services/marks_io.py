@@ -102,9 +102,9 @@ def marks_import(
     systems = {s.name: s for s in System.objects.filter(competition=competition)}
     criteria = current_rubrics(problems.values())
     finalized = set(
-        ProblemJury.objects.filter(
-            problem__competition=competition, finalized_at__isnull=False
-        ).values_list("problem_id", flat=True)
+        ProblemJury.objects.finalized()
+        .filter(problem__competition=competition)
+        .values_list("problem_id", flat=True)
     )
     result, rows = _checked(text, file, final, problems, systems, criteria, finalized)
     touched = sorted({row.problem for row in rows}, key=lambda p: p.number)

@@ -309,9 +309,7 @@ def rubric_change_preview(*, problem: Problem, specs: list[CriterionSpec]) -> Ru
         if bad:
             change.invalid_marks[code] = len(bad)
     if change.added and rubric:
-        change.reopened = Assignment.objects.filter(
-            paper__problem=problem, submitted_at__isnull=False
-        ).count()
+        change.reopened = Assignment.objects.submitted().filter(paper__problem=problem).count()
     return change
 
 
@@ -396,9 +394,7 @@ def rubric_replace(
     if old is not None:
         _marks_carry_over(old=old, new=created, user=user)
         if change.added:
-            Assignment.objects.filter(paper__problem=problem, submitted_at__isnull=False).update(
-                submitted_at=None
-            )
+            Assignment.objects.submitted().filter(paper__problem=problem).update(submitted_at=None)
     return rubric, change
 
 
