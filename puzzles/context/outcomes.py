@@ -15,13 +15,19 @@ Pure computation: plain inputs, frozen dataclasses out, no Django. Definitions:
   attempted otherwise (a run that answers some questions and abstains on others is
   attempted, its abstentions scoring 0).
 - An abstention caused by the deletion is a question the model abstained on in a variant
-  and answered (not abstained) in the original of the same puzzle.
+  and answered (not abstained) in the original of the same puzzle. The paper's Table 1
+  counts them in puzzles: a puzzle counts once when any of its abstentions was caused,
+  out of the puzzles with a question answered in the original; the count in questions is
+  ours and given beside it, named as such.
 - The paired tests compare the original with each other condition, over the puzzles (and
   their questions) that the model ran under both: Wilcoxon's signed-rank test on puzzle EM
   (scipy's default: zero differences dropped, two-sided) and the exact McNemar test on
   question correctness (EM = 1), a two-sided binomial test on the discordant questions.
 - A judge's verdict is compared with a structural label given per (puzzle, condition),
-  True for unsolvable. The positive class is "unsolvable"; F1 = 2TP / (2TP + FP + FN), the
+  True for unsolvable. The paper's Table 2 takes the verdicts on the targeted variant alone
+  (PAPER_TABLE_2_CONDITIONS): the targeted deletion removes an example of largest D_Q, so
+  its label is the puzzle's fragility (max D_Q > 0). Ours also pools every judged
+  condition (original, random, targeted, no_context), under another name. The positive class is "unsolvable"; F1 = 2TP / (2TP + FP + FN), the
   harmonic mean of precision and recall, also given (as 0) when one of them is undefined
   but the other is 0.
 """
@@ -156,9 +162,12 @@ def puzzle_runs(
 class ConditionSummary:
     """One model under one condition (the paper's Table 1).
 
-    `caused_abstentions` counts questions abstained on here and answered in the original
-    (None for the original itself), out of `answered_in_original` questions answered in the
-    original of the puzzles run under both."""
+    Caused abstentions (None for the original itself), over the puzzles run under both this
+    condition and the original: `puzzles_caused_abstention` counts puzzles with at least one
+    question abstained on here and answered in the original (the paper's figure), out of
+    `puzzles_answered_in_original` puzzles with a question answered in the original;
+    `questions_caused_abstention` counts those questions (ours), out of
+    `questions_answered_in_original`."""
 
     model: str
     condition: str
@@ -166,8 +175,10 @@ class ConditionSummary:
     mean_em: float
     puzzles_abstained: int
     mean_em_attempted: float | None
-    caused_abstentions: int | None
-    answered_in_original: int | None
+    puzzles_caused_abstention: int | None
+    puzzles_answered_in_original: int | None
+    questions_caused_abstention: int | None
+    questions_answered_in_original: int | None
     note: str | None = None
 
     @property
@@ -185,17 +196,22 @@ def condition_summaries(runs: Iterable[PuzzleRun]) -> tuple[ConditionSummary, ..
         notes = []
         if not attempted:
             notes.append("Every puzzle was abstained on, so there is no mean over attempted ones.")
-        caused = answered = None
+        caused = answered = puzzles_caused = puzzles_answered = None
         if condition != "original":
             originals = grouped.get((model, "original"), {})
-            caused = answered = 0
+            caused = answered = puzzles_caused = puzzles_answered = 0
             for puzzle, run in by_puzzle.items():
                 if puzzle not in originals:
                     continue
+                here_answered = here_caused = 0
                 for before, after in _question_pairs(originals[puzzle], run):
                     if not before.abstained:
-                        answered += 1
-                        caused += after.abstained
+                        here_answered += 1
+                        here_caused += after.abstained
+                answered += here_answered
+                caused += here_caused
+                puzzles_answered += here_answered > 0
+                puzzles_caused += here_caused > 0
             missing = len(set(by_puzzle) - set(originals))
             if missing:
                 notes.append(
@@ -210,8 +226,10 @@ def condition_summaries(runs: Iterable[PuzzleRun]) -> tuple[ConditionSummary, ..
                 mean_em=_mean([r.em for r in puzzle_runs_]),
                 puzzles_abstained=len(puzzle_runs_) - len(attempted),
                 mean_em_attempted=_mean([r.em for r in attempted]) if attempted else None,
-                caused_abstentions=caused,
-                answered_in_original=answered,
+                puzzles_caused_abstention=puzzles_caused,
+                puzzles_answered_in_original=puzzles_answered,
+                questions_caused_abstention=caused,
+                questions_answered_in_original=answered,
                 note=" ".join(notes) or None,
             )
         )
@@ -364,12 +382,17 @@ class Verdict:
     verdict: str
 
 
+# The paper's Table 2: the judges' verdicts on the targeted deletion against fragility.
+PAPER_TABLE_2_CONDITIONS = ("targeted",)
+
+
 @dataclass(frozen=True)
 class JudgeAgreement:
     """One judge against the structural label; the positive class is "unsolvable".
 
     tp: both unsolvable; fp: judge unsolvable, label solvable; fn: judge valid, label
-    unsolvable; tn: both solvable. Undefined figures are None and `note` says why."""
+    unsolvable; tn: both solvable. `conditions`: those of the verdicts counted (in
+    CONDITIONS order). Undefined figures are None and `note` says why."""
 
     judge: str
     tp: int
@@ -380,6 +403,7 @@ class JudgeAgreement:
     recall: float | None
     f1: float | None
     note: str | None = None
+    conditions: tuple[str, ...] = ()
 
     @property
     def n(self) -> int:
@@ -387,26 +411,48 @@ class JudgeAgreement:
 
 
 def judge_agreement(
-    verdicts: Iterable[Verdict], labels: Mapping[tuple[str, str], bool]
+    verdicts: Iterable[Verdict],
+    labels: Mapping[tuple[str, str], bool],
+    *,
+    conditions: Iterable[str] | None = None,
 ) -> tuple[JudgeAgreement, ...]:
-    """Return Table 2, one row per judge (sorted): verdicts against `labels`.
+    """Return one row per judge (sorted): its verdicts under `conditions` against `labels`.
 
-    `labels[(puzzle, condition)]` is True when the variant is structurally unsolvable; a
-    verdict on a variant without a label is refused."""
+    `conditions=PAPER_TABLE_2_CONDITIONS` gives the paper's Table 2 (the targeted variant
+    alone); None pools every condition judged. `labels[(puzzle, condition)]` is True when
+    the variant is structurally unsolvable; a verdict on a variant without a label is
+    refused, whatever `conditions` counts. A judge without a verdict counted has no row."""
+    counted = set(CONDITIONS if conditions is None else conditions)
+    unknown = counted - set(CONDITIONS)
+    if unknown:
+        raise ValueError(
+            f"unknown condition {sorted(unknown)[0]!r}; expected one of {', '.join(CONDITIONS)}"
+        )
     counts: dict[str, list[int]] = {}
+    seen: dict[str, set[str]] = {}
     for (judge, puzzle, condition), unsolvable in _verdict_index(verdicts).items():
         if (puzzle, condition) not in labels:
             raise ValueError(
                 f"verdict of {judge!r} on {puzzle!r} under {condition!r}: "
                 "no structural label for that variant"
             )
+        if condition not in counted:
+            continue
         cell = counts.setdefault(judge, [0, 0, 0, 0])
+        seen.setdefault(judge, set()).add(condition)
         label = labels[(puzzle, condition)]
         cell[(0 if label else 1) if unsolvable else (2 if label else 3)] += 1
-    return tuple(_agreement(judge, *counts[judge]) for judge in sorted(counts))
+    return tuple(
+        _agreement(
+            judge, *counts[judge], conditions=tuple(c for c in CONDITIONS if c in seen[judge])
+        )
+        for judge in sorted(counts)
+    )
 
 
-def _agreement(judge: str, tp: int, fp: int, fn: int, tn: int) -> JudgeAgreement:
+def _agreement(
+    judge: str, tp: int, fp: int, fn: int, tn: int, *, conditions: tuple[str, ...]
+) -> JudgeAgreement:
     precision = tp / (tp + fp) if tp + fp else None
     recall = tp / (tp + fn) if tp + fn else None
     f1 = 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else None
@@ -421,7 +467,7 @@ def _agreement(judge: str, tp: int, fp: int, fn: int, tn: int) -> JudgeAgreement
         note = "No variant is structurally unsolvable, so recall is undefined (F1 is 0)."
     else:
         note = None
-    return JudgeAgreement(judge, tp, fp, fn, tn, precision, recall, f1, note)
+    return JudgeAgreement(judge, tp, fp, fn, tn, precision, recall, f1, note, conditions)
 
 
 @dataclass(frozen=True)

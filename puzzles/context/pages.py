@@ -8,10 +8,12 @@ pure analysis (`analysis`, `variants`) over that plain data.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from django.core.cache import cache
+from redis.exceptions import RedisError
 
 from ..models import ContextExample, ContextPuzzle, ContextQuestion
 from .analysis import (
@@ -35,6 +37,12 @@ PAGE_SEARCH_CAP = 1_000
 # The deletions compared depend only on the puzzle's content, the tokenizer and k: they are
 # cached under a digest of those, so an edited puzzle never reads a stale comparison.
 CACHE_SECONDS = 24 * 3600
+# What a shared cache that is down raises (Django's Redis backend: redis-py's errors), as
+# the result review names it (grading.review.services.CACHE_DOWN): the page then computes
+# the comparison in the request and leaves the cache alone, instead of failing.
+CACHE_DOWN = (RedisError, OSError)
+
+logger = logging.getLogger(__name__)
 
 
 # --- the puzzle page -------------------------------------------------------------------
@@ -218,11 +226,19 @@ def _deletions_cached(
     examples: tuple[Example, ...],
     questions: tuple[Question, ...],
 ) -> tuple[DeletionLine, ...]:
+    """Return the comparison from the cache, else computed here (and kept, if the cache can)."""
     key = deletions_cache_key(examples, questions, tokenizer=analysis.tokenizer, k=k)
-    lines = cache.get(key)
+    try:
+        lines = cache.get(key)
+    except CACHE_DOWN as error:
+        logger.warning("the cache cannot be reached (%s): deletions computed here", error)
+        return deletions_compared(analysis, k)
     if lines is None:
         lines = deletions_compared(analysis, k)
-        cache.set(key, lines, CACHE_SECONDS)
+        try:
+            cache.set(key, lines, CACHE_SECONDS)
+        except CACHE_DOWN as error:
+            logger.warning("the cache cannot be reached (%s): deletions not kept", error)
     return lines
 
 

@@ -12,6 +12,7 @@ from ..models import ContextExample, ContextPuzzle, ContextQuestion, JudgeVerdic
 from .analysis import DEFAULT_TOKENIZER, Example, PuzzleAnalysis, Question, analyse
 from .labels import StructuralLabel, structural_label
 from .outcomes import (
+    PAPER_TABLE_2_CONDITIONS,
     Answer,
     ConditionSummary,
     Contradictions,
@@ -156,7 +157,9 @@ class ContextResults:
 
     `labels`: every variant's structural label; `runs`: scored answers per model,
     condition and puzzle; `summaries`: Table 1; `tests`: original against each deletion;
-    `agreement`: Table 2 (judges against the labels); `contradictions`: Tables 7 and 8."""
+    `agreement_targeted`: the paper's Table 2 (each judge's verdicts on the targeted
+    variant against its label, the puzzle's fragility); `agreement_pooled`: ours, every
+    judged condition pooled against its variant's label; `contradictions`: Tables 7 and 8."""
 
     puzzles: tuple[str, ...]
     seed: int | str
@@ -165,7 +168,8 @@ class ContextResults:
     runs: tuple[PuzzleRun, ...]
     summaries: tuple[ConditionSummary, ...]
     tests: tuple[PairedTest, ...]
-    agreement: tuple[JudgeAgreement, ...]
+    agreement_targeted: tuple[JudgeAgreement, ...]
+    agreement_pooled: tuple[JudgeAgreement, ...]
     contradictions: Contradictions
     models: tuple[str, ...]
     judges: tuple[str, ...]
@@ -213,7 +217,8 @@ def context_results(
         runs=runs,
         summaries=condition_summaries(runs),
         tests=paired_tests(runs),
-        agreement=judge_agreement(verdicts, truth),
+        agreement_targeted=judge_agreement(verdicts, truth, conditions=PAPER_TABLE_2_CONDITIONS),
+        agreement_pooled=judge_agreement(verdicts, truth),
         contradictions=judge_contradictions(verdicts, runs),
         models=tuple(sorted({a.model for a in answers})),
         judges=tuple(sorted({v.judge for v in verdicts})),
@@ -252,7 +257,8 @@ def context_results_report(results: ContextResults) -> dict:
             {**asdict(row), "n_attempted": row.n_attempted} for row in results.summaries
         ],
         "paired_tests": [asdict(test) for test in results.tests],
-        "judges_agreement": [{**asdict(row), "n": row.n} for row in results.agreement],
+        "judges_targeted": [{**asdict(row), "n": row.n} for row in results.agreement_targeted],
+        "judges_pooled": [{**asdict(row), "n": row.n} for row in results.agreement_pooled],
         "contradictions": {
             "unsolvable_but_held": [
                 asdict(row) for row in results.contradictions.unsolvable_but_held

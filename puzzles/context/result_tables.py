@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .outcomes import Contradiction
+    from .outcomes import Contradiction, JudgeAgreement
     from .result_selectors import ContextResults
 
 Table = tuple[list[str], list[list[object]]]
@@ -26,8 +26,10 @@ def conditions_table(results: ContextResults) -> Table:
         "mean_em",
         "puzzles_abstained",
         "mean_em_attempted",
-        "caused_abstentions",
-        "answered_in_original",
+        "puzzles_caused_abstention",
+        "puzzles_answered_in_original",
+        "questions_caused_abstention",
+        "questions_answered_in_original",
         "note",
     ]
     rows = [
@@ -38,8 +40,10 @@ def conditions_table(results: ContextResults) -> Table:
             s.mean_em,
             s.puzzles_abstained,
             s.mean_em_attempted,
-            s.caused_abstentions,
-            s.answered_in_original,
+            s.puzzles_caused_abstention,
+            s.puzzles_answered_in_original,
+            s.questions_caused_abstention,
+            s.questions_answered_in_original,
             s.note or "",
         ]
         for s in results.summaries
@@ -87,14 +91,46 @@ def paired_tests_table(results: ContextResults) -> Table:
     return header, rows
 
 
-def judges_table(results: ContextResults) -> Table:
-    """Table 2: each judge against the structural labels; positive class "unsolvable"."""
-    header = ["judge", "n", "tp", "fp", "fn", "tn", "precision", "recall", "f1", "note"]
-    rows = [
-        [a.judge, a.n, a.tp, a.fp, a.fn, a.tn, a.precision, a.recall, a.f1, a.note or ""]
-        for a in results.agreement
+def _judges(rows: tuple[JudgeAgreement, ...]) -> Table:
+    header = [
+        "judge",
+        "conditions",
+        "n",
+        "tp",
+        "fp",
+        "fn",
+        "tn",
+        "precision",
+        "recall",
+        "f1",
+        "note",
     ]
-    return header, rows
+    return header, [
+        [
+            a.judge,
+            " ".join(a.conditions),
+            a.n,
+            a.tp,
+            a.fp,
+            a.fn,
+            a.tn,
+            a.precision,
+            a.recall,
+            a.f1,
+            a.note or "",
+        ]
+        for a in rows
+    ]
+
+
+def judges_targeted_table(results: ContextResults) -> Table:
+    """The paper's Table 2: each judge's verdicts on the targeted variant against fragility."""
+    return _judges(results.agreement_targeted)
+
+
+def judges_pooled_table(results: ContextResults) -> Table:
+    """Ours, not the paper's Table 2: each judge's verdicts on every condition, pooled."""
+    return _judges(results.agreement_pooled)
 
 
 def _contradictions(rows: tuple[Contradiction, ...]) -> Table:
@@ -118,7 +154,8 @@ def valid_but_fell_table(results: ContextResults) -> Table:
 TABLES: dict[str, tuple[str, Callable[[ContextResults], Table]]] = {
     "conditions": ("Mean EM per model and condition", conditions_table),
     "paired-tests": ("Paired tests", paired_tests_table),
-    "judges": ("Judges against structure", judges_table),
+    "judges-targeted": ("Table 2 (targeted deletion)", judges_targeted_table),
+    "judges-pooled": ("Judges, all variants pooled", judges_pooled_table),
     "unsolvable-but-held": ("Unsolvable but EM held", unsolvable_but_held_table),
     "valid-but-fell": ("Valid but EM fell", valid_but_fell_table),
 }

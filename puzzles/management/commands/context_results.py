@@ -52,17 +52,18 @@ def _text(results: ContextResults) -> list[str]:
         f"tokenizer {results.tokenizer}",
         "",
         "model | condition | puzzles | mean EM | abstained | mean EM attempted | "
-        "caused abstentions",
+        "caused abstentions, puzzles | caused abstentions, questions",
     ]
     for row in results.summaries:
-        caused = (
-            "-"
-            if row.caused_abstentions is None
-            else f"{row.caused_abstentions}/{row.answered_in_original}"
-        )
+        if row.puzzles_caused_abstention is None:
+            puzzles = questions = "-"
+        else:
+            puzzles = f"{row.puzzles_caused_abstention}/{row.puzzles_answered_in_original}"
+            questions = f"{row.questions_caused_abstention}/{row.questions_answered_in_original}"
         lines.append(
             f"{row.model} | {row.condition} | {row.n_puzzles} | {_figure(row.mean_em)} | "
-            f"{row.puzzles_abstained} | {_figure(row.mean_em_attempted)} | {caused}"
+            f"{row.puzzles_abstained} | {_figure(row.mean_em_attempted)} | {puzzles} | "
+            f"{questions}"
         )
     lines += ["", "model | original vs | n | Wilcoxon p | questions | lost | gained | McNemar p"]
     for test in results.tests:
@@ -70,12 +71,19 @@ def _text(results: ContextResults) -> list[str]:
             f"{test.model} | {test.condition} | {test.n_puzzles} | {_figure(test.wilcoxon_p)} | "
             f"{test.n_questions} | {test.lost} | {test.gained} | {_figure(test.mcnemar_p)}"
         )
-    lines += ["", "judge | TP | FP | FN | TN | precision | recall | F1"]
-    for row in results.agreement:
-        lines.append(
-            f"{row.judge} | {row.tp} | {row.fp} | {row.fn} | {row.tn} | "
-            f"{_figure(row.precision)} | {_figure(row.recall)} | {_figure(row.f1)}"
-        )
+    for title, rows in (
+        (
+            "Table 2: verdicts on the targeted deletion against fragility",
+            results.agreement_targeted,
+        ),
+        ("Not the paper's Table 2: every judged variant, pooled", results.agreement_pooled),
+    ):
+        lines += ["", title, "judge | TP | FP | FN | TN | precision | recall | F1"]
+        for row in rows:
+            lines.append(
+                f"{row.judge} | {row.tp} | {row.fp} | {row.fn} | {row.tn} | "
+                f"{_figure(row.precision)} | {_figure(row.recall)} | {_figure(row.f1)}"
+            )
     c = results.contradictions
     lines += [
         "",

@@ -13,6 +13,7 @@ import pytest
 from scipy import stats as sps
 
 from puzzles.context.outcomes import (
+    PAPER_TABLE_2_CONDITIONS,
     Answer,
     Contradiction,
     PuzzleRun,
@@ -178,13 +179,20 @@ def test_table_1_by_hand(runs):
     assert original.mean_em == pytest.approx(2.5 / 3)
     assert original.mean_em_attempted == pytest.approx(2.5 / 3)
     assert original.puzzles_abstained == 0
-    assert original.caused_abstentions is None and original.answered_in_original is None
+    assert original.puzzles_caused_abstention is None
+    assert original.puzzles_answered_in_original is None
+    assert original.questions_caused_abstention is None
+    assert original.questions_answered_in_original is None
     assert original.note is None
 
     randomly = _by(rows, "m", "random")
     assert (randomly.n_puzzles, randomly.mean_em, randomly.mean_em_attempted) == (2, 1.0, 1.0)
     # p1's two and p2's two questions were answered in the original ("no" counts).
-    assert (randomly.caused_abstentions, randomly.answered_in_original) == (0, 4)
+    assert (randomly.questions_caused_abstention, randomly.questions_answered_in_original) == (
+        0,
+        4,
+    )
+    assert (randomly.puzzles_caused_abstention, randomly.puzzles_answered_in_original) == (0, 2)
 
     targeted = _by(rows, "m", "targeted")
     assert targeted.n_puzzles == 3
@@ -192,11 +200,21 @@ def test_table_1_by_hand(runs):
     assert targeted.puzzles_abstained == 1 and targeted.n_attempted == 2
     assert targeted.mean_em_attempted == pytest.approx(0.25)  # p2 0.5 and p3 0
     # p1 q1, p1 q2, p2 q2 abstained here and answered in the original; p3 q1 was answered.
-    assert (targeted.caused_abstentions, targeted.answered_in_original) == (3, 5)
+    assert (targeted.questions_caused_abstention, targeted.questions_answered_in_original) == (
+        3,
+        5,
+    )
+    # In puzzles (the paper's count): p1 (two caused) and p2 (one) count once each; p3 had
+    # a question answered in the original but none abstained here: 2 of 3.
+    assert (targeted.puzzles_caused_abstention, targeted.puzzles_answered_in_original) == (2, 3)
 
     no_context = _by(rows, "m", "no_context")
-    assert (no_context.mean_em, no_context.caused_abstentions) == (0.5, 1)
-    assert no_context.answered_in_original == 2
+    assert (no_context.mean_em, no_context.questions_caused_abstention) == (0.5, 1)
+    assert no_context.questions_answered_in_original == 2
+    assert (no_context.puzzles_caused_abstention, no_context.puzzles_answered_in_original) == (
+        1,
+        1,
+    )
 
     everything_abstained = _by(rows, "z", "original")
     assert everything_abstained.puzzles_abstained == 1
@@ -211,7 +229,11 @@ def test_table_1_says_when_an_original_is_missing():
         KEY,
     )
     targeted = _by(condition_summaries(runs), "m", "targeted")
-    assert (targeted.caused_abstentions, targeted.answered_in_original) == (0, 0)
+    assert (targeted.questions_caused_abstention, targeted.questions_answered_in_original) == (
+        0,
+        0,
+    )
+    assert (targeted.puzzles_caused_abstention, targeted.puzzles_answered_in_original) == (0, 0)
     assert targeted.note.startswith("Every puzzle was abstained on")
     assert "1 puzzle without an original run" in targeted.note
 
@@ -228,8 +250,37 @@ def test_abstaining_in_both_is_not_caused_by_the_deletion():
     )
     randomly = _by(condition_summaries(runs), "m", "random")
     # q1 was abstained on in the original already; only q2 counts.
-    assert (randomly.caused_abstentions, randomly.answered_in_original) == (1, 1)
+    assert (randomly.questions_caused_abstention, randomly.questions_answered_in_original) == (
+        1,
+        1,
+    )
+    assert (randomly.puzzles_caused_abstention, randomly.puzzles_answered_in_original) == (1, 1)
     assert randomly.puzzles_abstained == 1
+
+
+def test_caused_abstentions_count_puzzles_as_the_paper_does():
+    # Three puzzles of three questions; "N/A" abstains, "ok" answers (right or wrong).
+    #   a: original answers all three; targeted abstains on q1, q2, q3: 3 caused, 1 puzzle.
+    #   b: original answers q1 only; targeted abstains on q1 and q2: q1 caused (q2 was
+    #      abstained on in the original already), 1 puzzle.
+    #   c: original abstains on every question; targeted abstains too: nothing can be
+    #      caused, and c has no question answered in the original.
+    # Questions: 3 + 1 = 4 caused of 3 + 1 = 4 answered in the original.
+    # Puzzles: a and b, once each: 2 of the 2 with a question answered in the original.
+    key = {p: {q: ["ok"] for q in ("q1", "q2", "q3")} for p in ("a", "b", "c")}
+    original = {"a": "ok ok ok", "b": "ok N/A N/A", "c": "N/A N/A N/A"}
+    targeted = {"a": "N/A N/A N/A", "b": "N/A N/A ok", "c": "N/A N/A N/A"}
+    answers = [
+        Answer(p, condition, "m", q, text)
+        for condition, given in (("original", original), ("targeted", targeted))
+        for p, texts in given.items()
+        for q, text in zip(("q1", "q2", "q3"), texts.split(), strict=True)
+    ]
+    row = _by(condition_summaries(puzzle_runs(answers, key)), "m", "targeted")
+    assert (row.questions_caused_abstention, row.questions_answered_in_original) == (4, 4)
+    assert (row.puzzles_caused_abstention, row.puzzles_answered_in_original) == (2, 2)
+    # a and c abstained on entirely: whole-puzzle abstention is another column.
+    assert row.puzzles_abstained == 2
 
 
 # --- paired tests ---------------------------------------------------------------------
@@ -389,6 +440,82 @@ def test_table_2_by_hand():
     assert (d.tp, d.fp, d.fn, d.tn) == (0, 1, 0, 0)
     assert (d.precision, d.recall, d.f1) == (0.0, None, 0.0)
     assert d.note.startswith("No variant is structurally unsolvable")
+
+
+def paper_table_2_corpus() -> tuple[list[Verdict], dict[tuple[str, str], bool]]:
+    """Verdicts of one judge "J" whose targeted verdicts alone give the paper's Table 2.
+
+    The smallest confusion matrix that rounds to the paper's 94.1 / 71.1 / 81.0 (the
+    paper's verdicts are not in the repository): 45 fragile puzzles f1..f45 (their targeted
+    variant is unsolvable), 10 robust r1..r10. Targeted: f1..f32 judged unsolvable (TP 32),
+    f33..f45 valid (FN 13), r1, r2 unsolvable (FP 2), r3..r10 valid (TN 8):
+    precision 32/34 = 0.9412, recall 32/45 = 0.7111, F1 2*32/(2*32 + 2 + 13) = 64/79 = 0.8101.
+    The same judge also judged every original (always valid: 52 judged valid, 3 unsolvable)
+    and every no_context variant (here all unsolvable: 50 judged so, 5 valid)."""
+    fragile = [f"f{i}" for i in range(1, 46)]
+    robust = [f"r{i}" for i in range(1, 11)]
+    labels = {(p, "targeted"): p in fragile for p in fragile + robust}
+    labels |= {(p, "original"): False for p in fragile + robust}
+    labels |= {(p, "no_context"): True for p in fragile + robust}
+    unsolvable = set(fragile[:32]) | set(robust[:2])
+    verdicts = [
+        Verdict(p, "targeted", "J", "unsolvable" if p in unsolvable else "valid")
+        for p in fragile + robust
+    ]
+    everyone = fragile + robust
+    verdicts += [
+        Verdict(p, "original", "J", "unsolvable" if i < 3 else "valid")
+        for i, p in enumerate(everyone)
+    ]
+    verdicts += [
+        Verdict(p, "no_context", "J", "valid" if i < 5 else "unsolvable")
+        for i, p in enumerate(everyone)
+    ]
+    return verdicts, labels
+
+
+def test_table_2_on_the_targeted_variant_reproduces_the_papers_figures():
+    verdicts, labels = paper_table_2_corpus()
+    (j,) = judge_agreement(verdicts, labels, conditions=PAPER_TABLE_2_CONDITIONS)
+    assert PAPER_TABLE_2_CONDITIONS == ("targeted",)
+    assert (j.tp, j.fp, j.fn, j.tn, j.n, j.conditions) == (32, 2, 13, 8, 55, ("targeted",))
+    assert (j.precision, j.recall, j.f1) == (
+        pytest.approx(32 / 34),
+        pytest.approx(32 / 45),
+        pytest.approx(64 / 79),
+    )
+    # The paper's Table 2, in percent to one decimal.
+    assert [round(100 * x, 1) for x in (j.precision, j.recall, j.f1)] == [94.1, 71.1, 81.0]
+
+
+def test_the_pooled_table_differs_where_other_conditions_were_judged():
+    verdicts, labels = paper_table_2_corpus()
+    (j,) = judge_agreement(verdicts, labels)
+    # targeted TP 32, FP 2, FN 13, TN 8; original FP 3, TN 52; no_context TP 50, FN 5.
+    assert (j.tp, j.fp, j.fn, j.tn, j.n) == (82, 5, 18, 60, 165)
+    assert j.conditions == ("original", "targeted", "no_context")
+    assert (j.precision, j.recall, j.f1) == (
+        pytest.approx(82 / 87),
+        pytest.approx(82 / 100),
+        pytest.approx(164 / 187),
+    )
+    assert [round(100 * x, 1) for x in (j.precision, j.recall, j.f1)] == [94.3, 82.0, 87.7]
+    # With the targeted variant alone judged, pooling changes nothing.
+    targeted_only = [v for v in verdicts if v.condition == "targeted"]
+    assert judge_agreement(targeted_only, labels) == judge_agreement(
+        targeted_only, labels, conditions=PAPER_TABLE_2_CONDITIONS
+    )
+
+
+def test_a_judge_without_a_targeted_verdict_has_no_row_in_table_2():
+    rows = judge_agreement(VERDICTS, LABELS, conditions=PAPER_TABLE_2_CONDITIONS)
+    # A: p1 TP, p2 FN, p3 TN on the targeted variant; C: p1, p2 FN; B and D judged random only.
+    assert [(a.judge, a.tp, a.fp, a.fn, a.tn) for a in rows] == [
+        ("A", 1, 0, 1, 1),
+        ("C", 0, 0, 2, 0),
+    ]
+    with pytest.raises(ValueError, match="unknown condition 'halved'"):
+        judge_agreement(VERDICTS, LABELS, conditions=("halved",))
 
 
 def test_f1_is_the_harmonic_mean_when_both_are_defined():

@@ -7,7 +7,9 @@ import re
 
 import pytest
 from django.urls import reverse
+from redis.exceptions import ConnectionError as RedisConnectionError
 
+from puzzles.context import pages
 from puzzles.context.analysis import Example, Question
 from puzzles.context.demo import context_demo_load
 from puzzles.context.pages import PAGE_SEARCH_CAP, corpus_page, puzzle_page
@@ -155,6 +157,48 @@ def test_an_edited_puzzle_is_never_shown_from_a_stale_cache(organizer_client):
         ["1", "1", "0", "1", "0", "0"],
         ["2", "1, 3", "1", "1, 3", "1", "0"],
     ]
+
+
+class _DownCache:
+    """A shared cache that cannot be reached: every call raises as redis-py does; with
+    `reads`, reads answer (nothing cached) and only writes fail."""
+
+    def __init__(self, *, reads: bool = False):
+        self.reads = reads
+        self.calls: list[str] = []
+
+    def get(self, key, default=None):
+        self.calls.append("get")
+        if self.reads:
+            return default
+        raise RedisConnectionError("Error 111 connecting to redis:6379. Connection refused.")
+
+    def set(self, key, value, timeout=None):
+        self.calls.append("set")
+        raise RedisConnectionError("Error 111 connecting to redis:6379. Connection refused.")
+
+
+@pytest.mark.parametrize("reads", [False, True])
+def test_the_puzzle_page_computes_its_deletions_when_the_cache_is_down(
+    organizer_client, monkeypatch, reads
+):
+    # Example 1 alone holds "lo", which q needs: deleting 1 damages q (D_Q = 1, 0); two
+    # deletions damage q too, greedy and the optimum both take examples 1 and 2.
+    examples = (Example(foreign=("ka lo",)), Example(foreign=("ka mi",)))
+    question = Question(id="q", direction="to_english", prompt="lo", answers=("x",))
+    _save(PuzzleSpec("p", "P", "", examples, (question,)))
+    down = _DownCache(reads=reads)
+    monkeypatch.setattr(pages, "cache", down)
+    response = organizer_client.get(_page_url("p"))
+    assert response.status_code == 200
+    assert _deletion_rows(_text(response)) == [
+        ["1", "1", "1", "1", "1", "0"],
+        ["2", "1, 2", "1", "1, 2", "1", "0"],
+    ]
+    # Unreachable for reads: computed here, and no write tried (it would wait a timeout).
+    assert down.calls == (["get", "set"] if reads else ["get"])
+    export = reverse("puzzles:context_puzzle_export", args=["p", "deletions", "csv"])
+    assert organizer_client.get(export).status_code == 200
 
 
 @pytest.mark.parametrize("size", [(6, 3), (40, 30)])

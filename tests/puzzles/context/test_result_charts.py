@@ -9,7 +9,7 @@ from puzzles.context.result_charts import mean_em_bars
 
 
 def _row(model: str, condition: str, em: float) -> ConditionSummary:
-    return ConditionSummary(model, condition, 2, em, 0, em, None, None)
+    return ConditionSummary(model, condition, 2, em, 0, em, None, None, None, None)
 
 
 ROWS = [

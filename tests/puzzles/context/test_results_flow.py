@@ -171,15 +171,19 @@ def test_from_json_to_the_tables(tmp_path):
             row.mean_em,
             row.puzzles_abstained,
             row.mean_em_attempted,
-            row.caused_abstentions,
-            row.answered_in_original,
+            row.puzzles_caused_abstention,
+            row.puzzles_answered_in_original,
+            row.questions_caused_abstention,
+            row.questions_answered_in_original,
         )
         for row in results.summaries
     }
+    # targeted: vela v.1 answered in the original, abstained on here: 1 of 2 puzzles (both
+    # had an answered question), 1 of 4 questions. no_context: every question of both.
     assert table1 == {
-        "original": (2, 1.0, 0, 1.0, None, None),
-        "targeted": (2, 0.75, 0, 0.75, 1, 4),
-        "no_context": (2, 0.0, 2, None, 4, 4),
+        "original": (2, 1.0, 0, 1.0, None, None, None, None),
+        "targeted": (2, 0.75, 0, 0.75, 1, 2, 1, 4),
+        "no_context": (2, 0.0, 2, None, 2, 2, 4, 4),
     }
     tests = {t.condition: t for t in results.tests}
     # targeted: one puzzle's EM changed (1 -> 0.5); Wilcoxon on one nonzero difference: p 1.
@@ -194,7 +198,14 @@ def test_from_json_to_the_tables(tmp_path):
     assert (tests["no_context"].lost, tests["no_context"].gained) == (4, 0)
     assert tests["no_context"].mcnemar_p == pytest.approx(0.125)
 
-    (judge,) = results.agreement
+    # The paper's Table 2, the targeted variants alone: vela (fragile) judged unsolvable,
+    # TP; sorn (robust) judged unsolvable, FP. Precision 1/2, recall 1/1, F1 2/(2 + 1).
+    (judge,) = results.agreement_targeted
+    assert (judge.tp, judge.fp, judge.fn, judge.tn) == (1, 1, 0, 0)
+    assert (judge.precision, judge.recall) == (0.5, 1.0)
+    assert judge.f1 == pytest.approx(2 / 3)
+    # Pooled over the five verdicts (original, targeted, no_context).
+    (judge,) = results.agreement_pooled
     assert (judge.tp, judge.fp, judge.fn, judge.tn) == (2, 1, 1, 1)
     assert judge.precision == pytest.approx(2 / 3)
     assert judge.recall == pytest.approx(2 / 3)
@@ -212,8 +223,17 @@ def test_from_json_to_the_tables(tmp_path):
 
     report = json.loads(_run("context_results", "--format", "json"))
     assert report == json.loads(json.dumps(context_results_report(results)))
-    assert report["judges_agreement"][0]["n"] == 5
-    assert "m1 | targeted | 2 | 0.7500 | 0 | 0.7500 | 1/4" in _run("context_results")
+    assert report["judges_targeted"][0]["n"] == 2
+    assert report["judges_targeted"][0]["conditions"] == ["targeted"]
+    assert report["judges_pooled"][0]["n"] == 5
+    text = _run("context_results")
+    assert "m1 | targeted | 2 | 0.7500 | 0 | 0.7500 | 1/2 | 1/4" in text
+    assert "m1 | no_context | 2 | 0.0000 | 2 | - | 2/2 | 4/4" in text
+    table_2, pooled = text.split("Table 2: verdicts on the targeted deletion")[1].split(
+        "Not the paper's Table 2"
+    )
+    assert "j1 | 1 | 1 | 0 | 0 | 0.5000 | 1.0000 | 0.6667" in table_2
+    assert "j1 | 2 | 1 | 1 | 1 | 0.6667 | 0.6667 | 0.6667" in pooled
 
     # The same file again changes nothing; a changed row is updated, the others kept.
     assert "0 created, 0 updated, 12 unchanged" in _run("import_solver_answers", answers)
@@ -228,8 +248,10 @@ def test_from_json_to_the_tables(tmp_path):
     assert JudgeVerdict.objects.get(puzzle__slug="sorn", condition="targeted").verdict == "valid"
     after = context_results()
     assert {r.condition: r.mean_em for r in after.summaries}["targeted"] == 1.0
-    (judge,) = after.agreement
+    (judge,) = after.agreement_pooled
     assert (judge.tp, judge.fp, judge.fn, judge.tn) == (2, 0, 1, 2)
+    (judge,) = after.agreement_targeted
+    assert (judge.tp, judge.fp, judge.fn, judge.tn) == (1, 0, 0, 1)
 
 
 def test_export_variants_csv_to_a_file_and_a_chosen_seed(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 from django.db import connection
@@ -25,6 +26,7 @@ from puzzles.context.services import puzzles_import
 from puzzles.context.variants import CONDITIONS
 from puzzles.models import ContextPuzzle, JudgeVerdict, SolverAnswer
 
+from .test_outcomes import paper_table_2_corpus
 from .test_results_flow import ANSWERS, PUZZLES, VERDICTS
 
 pytestmark = pytest.mark.django_db
@@ -79,6 +81,20 @@ def _generated(n: int, questions: int = 3) -> list[dict]:
     return out
 
 
+def _row(html: str, table_id: str, first: str) -> list[str]:
+    """Return the cells (tags stripped) of the row of table `table_id` whose first cell is
+    `first`, or whose second is (Table 1's rows start with the model)."""
+    table = re.search(rf'<table id="{table_id}">.*?<tbody>(.*?)</tbody>', html, re.S)[1]
+    for row in re.findall(r"<tr>(.*?)</tr>", table, re.S):
+        cells = [
+            " ".join(re.sub(r"<[^>]+>", "", cell).split())
+            for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        ]
+        if first in cells[:2]:
+            return cells
+    raise AssertionError(f"no row {first!r} in {table_id}")
+
+
 # --- pages -----------------------------------------------------------------------------
 
 
@@ -87,11 +103,16 @@ def test_results_page_shows_table_1_the_tests_and_the_chart(organizer_client, fl
     assert response.status_code == 200
     page = response.context["page"]
     rows = {s.condition: s for s in page.results.summaries}
-    assert (rows["targeted"].mean_em, rows["targeted"].caused_abstentions) == (0.75, 1)
+    assert (rows["targeted"].mean_em, rows["targeted"].puzzles_caused_abstention) == (0.75, 1)
     html = response.content.decode()
     assert '<table id="conditions">' in html and '<table id="paired-tests">' in html
-    # Table 1's targeted row: mean EM 0.750, one of four answered questions abstained on.
-    assert '<td class="num">0.750</td>' in html and "1 of 4" in html
+    # Table 1's targeted row: mean EM 0.750; caused abstentions in one of the two puzzles
+    # with an answered question (the paper's count), one of four answered questions (ours).
+    targeted = _row(html, "conditions", "targeted")
+    assert targeted[3] == "0.750"
+    assert targeted[6:8] == ["1 of 2", "1 of 4"]
+    assert "Puzzles with an abstention caused by the deletion" in html
+    assert "as the paper counts them (in puzzles)" in html
     # no_context: every puzzle abstained, so no mean over attempted ones.
     assert "Every puzzle was abstained on" in html
     # McNemar p of no_context: all four questions lost, 2 * (1/2)^4.
@@ -106,15 +127,106 @@ def test_judges_page_shows_table_2_and_the_contradictions(organizer_client, flow
     response = organizer_client.get(reverse("puzzles:context_judges"))
     assert response.status_code == 200
     html = response.content.decode()
-    for table in ("judges", "unsolvable-but-held", "valid-but-fell"):
+    for table in ("judges-targeted", "judges-pooled", "unsolvable-but-held", "valid-but-fell"):
         assert f'<table id="{table}">' in html
-    (judge,) = response.context["results"].agreement
-    assert (judge.tp, judge.fp, judge.fn, judge.tn) == (2, 1, 1, 1)
-    assert '<td class="num">0.667</td>' in html  # precision = recall = F1 = 2/3
+    assert "<h2>Table 2: judges on the targeted deletion, against fragility</h2>" in html
+    assert "<h2>Every judged variant, pooled (not the paper's Table 2)</h2>" in html
+    # Table 2, the targeted variants alone: vela TP, sorn FP: precision 1/2, recall 1, F1 2/3.
+    assert _row(html, "judges-targeted", "j1")[1:] == [
+        "targeted",
+        "2",
+        "1",
+        "1",
+        "0",
+        "0",
+        "0.500",
+        "1.000",
+        "0.667",
+        "",
+    ]
+    # Pooled over the five verdicts: precision = recall = F1 = 2/3.
+    assert _row(html, "judges-pooled", "j1")[1:] == [
+        "original, targeted, no_context",
+        "5",
+        "2",
+        "1",
+        "1",
+        "1",
+        "0.667",
+        "0.667",
+        "0.667",
+        "",
+    ]
     held = html.split('<table id="unsolvable-but-held">')[1].split("</table>")[0]
     fell = html.split('<table id="valid-but-fell">')[1].split("</table>")[0]
     assert "sorn" in held and "targeted" in held and "vela" not in held
     assert "sorn" in fell and "no_context" in fell and "vela" not in fell
+
+
+def test_the_judges_page_and_exports_give_the_papers_table_2_and_the_pooled_one(
+    organizer_client,
+):
+    # The verdicts of test_outcomes.paper_table_2_corpus on real puzzles: fNN is fragile
+    # (its question needs "a", held by example 1 alone), rNN robust ("a" in both examples);
+    # no_context is unsolvable for both (the question needs "a", a token of the context).
+    verdicts, labels = paper_table_2_corpus()
+    slugs = sorted({v.puzzle for v in verdicts})
+    _puzzles(
+        [
+            {
+                "slug": slug,
+                "examples": [
+                    {"foreign": "a b"},
+                    {"foreign": "b c" if slug.startswith("f") else "a c"},
+                ],
+                "questions": [{"id": "q", "direction": "to_english", "prompt": "a", "answer": "x"}],
+            }
+            for slug in slugs
+        ]
+    )
+    found = context_results()
+    assert {
+        (x.puzzle, x.condition): x.unsolvable for x in found.labels if x.condition != "random"
+    } == labels
+    rows = [
+        {"puzzle": v.puzzle, "condition": v.condition, "judge": v.judge, "verdict": v.verdict}
+        for v in verdicts
+    ]
+    judge_verdicts_import(stream=_jsonl(rows), file="verdicts.jsonl")
+    html = organizer_client.get(reverse("puzzles:context_judges")).content.decode()
+    # Table 2: 32/34 = 0.941, 32/45 = 0.711, 64/79 = 0.810 (the paper's 94.1 / 71.1 / 81.0).
+    assert _row(html, "judges-targeted", "J")[1:] == [
+        "targeted",
+        "55",
+        "32",
+        "2",
+        "13",
+        "8",
+        "0.941",
+        "0.711",
+        "0.810",
+        "",
+    ]
+    # Pooled: 82/87 = 0.943, 82/100 = 0.820, 164/187 = 0.877.
+    assert _row(html, "judges-pooled", "J")[1:] == [
+        "original, targeted, no_context",
+        "165",
+        "82",
+        "5",
+        "18",
+        "60",
+        "0.943",
+        "0.820",
+        "0.877",
+        "",
+    ]
+    for table, figures in (
+        ("judges-targeted", (32 / 34, 32 / 45, 64 / 79)),
+        ("judges-pooled", (82 / 87, 82 / 100, 164 / 187)),
+    ):
+        url = reverse("puzzles:context_results_export", args=[table, "csv"])
+        (row,) = csv.DictReader(io.StringIO(organizer_client.get(url).content.decode()))
+        assert [float(row[k]) for k in ("precision", "recall", "f1")] == pytest.approx(figures)
 
 
 def test_pages_without_results_say_what_to_import(organizer_client):
@@ -131,7 +243,7 @@ def test_the_options_change_the_labels_and_a_bad_seed_falls_back(organizer_clien
     assert (page.results.seed, page.results.tokenizer) == (7, "whitespace")
     # Under the whitespace tokenizer the labels differ from the default's only in what they
     # read; the export links carry the options so the files match the page.
-    export = reverse("puzzles:context_results_export", args=["judges", "csv"])
+    export = reverse("puzzles:context_results_export", args=["judges-targeted", "csv"])
     assert f'href="{export}?seed=7&amp;tokenizer=whitespace"' in response.content.decode()
     response = organizer_client.get(url, {"seed": "many", "tokenizer": "nope"})
     assert response.status_code == 200
@@ -198,14 +310,23 @@ def test_the_conditions_export_holds_table_1(organizer_client, flow):
     read = list(csv.DictReader(io.StringIO(organizer_client.get(url).content.decode())))
     targeted = next(r for r in read if r["condition"] == "targeted")
     assert (targeted["model"], float(targeted["mean_em"])) == ("m1", 0.75)
-    assert (targeted["caused_abstentions"], targeted["answered_in_original"]) == ("1", "4")
+    assert (targeted["puzzles_caused_abstention"], targeted["puzzles_answered_in_original"]) == (
+        "1",
+        "2",
+    )
+    assert (
+        targeted["questions_caused_abstention"],
+        targeted["questions_answered_in_original"],
+    ) == ("1", "4")
 
 
 def test_exports_follow_the_options_and_refuse_unknown_tables(organizer_client, flow):
-    url = reverse("puzzles:context_results_export", args=["judges", "csv"])
+    url = reverse("puzzles:context_results_export", args=["judges-pooled", "csv"])
     response = organizer_client.get(url, {"seed": "7", "tokenizer": "whitespace"})
-    assert 'filename="context-judges-seed7-whitespace.csv"' in response["Content-Disposition"]
-    for table, fmt in (("nope", "csv"), ("judges", "pdf")):
+    assert (
+        'filename="context-judges-pooled-seed7-whitespace.csv"' in response["Content-Disposition"]
+    )
+    for table, fmt in (("nope", "csv"), ("judges-targeted", "pdf"), ("judges", "csv")):
         url = reverse("puzzles:context_results_export", args=[table, fmt])
         assert organizer_client.get(url).status_code == 404
 
