@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -39,8 +40,12 @@ PAGE_SEARCH_CAP = 1_000
 CACHE_SECONDS = 24 * 3600
 # What a shared cache that is down raises (Django's Redis backend: redis-py's errors), as
 # the result review names it (grading.review.services.CACHE_DOWN): the page then computes
-# the comparison in the request and leaves the cache alone, instead of failing.
+# the comparison in the request instead of failing, and, as the review does, leaves the
+# cache alone for CACHE_RETRY_SECONDS, so that a cache that hangs costs one page its
+# timeout, not every page.
 CACHE_DOWN = (RedisError, OSError)
+CACHE_RETRY_SECONDS = 30
+_cache_down_until = 0.0  # time.monotonic() before which the cache is not asked
 
 logger = logging.getLogger(__name__)
 
@@ -227,19 +232,32 @@ def _deletions_cached(
     questions: tuple[Question, ...],
 ) -> tuple[DeletionLine, ...]:
     """Return the comparison from the cache, else computed here (and kept, if the cache can)."""
+    if time.monotonic() < _cache_down_until:
+        return deletions_compared(analysis, k)
     key = deletions_cache_key(examples, questions, tokenizer=analysis.tokenizer, k=k)
     try:
         lines = cache.get(key)
     except CACHE_DOWN as error:
-        logger.warning("the cache cannot be reached (%s): deletions computed here", error)
+        _cache_down(error)
         return deletions_compared(analysis, k)
     if lines is None:
         lines = deletions_compared(analysis, k)
         try:
             cache.set(key, lines, CACHE_SECONDS)
         except CACHE_DOWN as error:
-            logger.warning("the cache cannot be reached (%s): deletions not kept", error)
+            _cache_down(error)
     return lines
+
+
+def _cache_down(error: Exception) -> None:
+    """Leave the cache alone for CACHE_RETRY_SECONDS after it failed (logged)."""
+    global _cache_down_until
+    _cache_down_until = time.monotonic() + CACHE_RETRY_SECONDS
+    logger.warning(
+        "the cache cannot be reached (%s): deletions are computed in the request for %d s",
+        error,
+        CACHE_RETRY_SECONDS,
+    )
 
 
 def _cells(held: tuple[int, ...], n: int) -> tuple[str, ...]:
