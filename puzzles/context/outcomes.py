@@ -21,7 +21,8 @@ Pure computation: plain inputs, frozen dataclasses out, no Django. Definitions:
   ours and given beside it, named as such.
 - The paired tests compare the original with each other condition, over the puzzles (and
   their questions) that the model ran under both: Wilcoxon's signed-rank test on puzzle EM
-  (scipy's default: zero differences dropped, two-sided) and the exact McNemar test on
+  (scipy's default: zero differences dropped, two-sided; differences taken exactly, so
+  that equal ones tie, which floats do not ensure: 3/5 - 2/5 != 1/5) and the exact McNemar test on
   question correctness (EM = 1), a two-sided binomial test on the discordant questions.
 - A judge's verdict is compared with a structural label given per (puzzle, condition),
   True for unsolvable. The paper's Table 2 takes the verdicts on the targeted variant alone
@@ -37,6 +38,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy import stats as sps
@@ -103,6 +105,12 @@ class PuzzleRun:
     def em(self) -> float:
         """Mean exact match over the puzzle's questions, abstentions counted as 0."""
         return sum(r.em for r in self.results) / len(self.results)
+
+    @property
+    def em_exact(self) -> Fraction:
+        """The same mean as an exact fraction (questions right over questions), so that
+        differences between runs compare exactly (in floats 3/5 - 2/5 is not 1/5)."""
+        return sum((Fraction(r.em) for r in self.results), Fraction(0)) / len(self.results)
 
     @property
     def abstained(self) -> bool:
@@ -282,31 +290,38 @@ EXACT_UP_TO = 50  # differences without ties: scipy's exact distribution; past i
 
 
 def wilcoxon_signed_rank(
-    before: Sequence[float], after: Sequence[float]
+    before: Sequence[float | Fraction], after: Sequence[float | Fraction]
 ) -> tuple[float, float, bool]:
     """Return Wilcoxon's signed-rank statistic (the smaller rank sum), its two-sided p-value
     and whether the p is exact, for paired values whose differences are not all zero.
 
-    Zero differences are dropped (Wilcoxon's own rule) and tied magnitudes share their mean
-    rank. Up to ENUMERATE_UP_TO differences the p-value is exact under ties too: the rank
-    sum of the positive differences is computed for every sign pattern (the permutation
-    distribution scipy's default uses at up to 13 pairs, there through a general
-    permutation test that takes seconds at 12 or 13); without ties up to EXACT_UP_TO,
-    scipy's exact distribution; past that, the normal approximation with the tie
-    correction (scipy's own default there)."""
-    differences = np.array([b - a for b, a in zip(before, after, strict=True) if b != a])
-    m = len(differences)
-    ranks = sps.rankdata(np.abs(differences))
-    positive = float(ranks[differences > 0].sum())
+    Differences are taken exactly (each value as a Fraction: pass fractions, such as
+    PuzzleRun.em_exact, for values like 3/5 that floats cannot hold), so that equal
+    differences tie. Zero differences are dropped (Wilcoxon's own rule) and tied magnitudes
+    share their mean rank. Up to ENUMERATE_UP_TO differences the p-value is exact under
+    ties too: the rank sum of the positive differences is computed for every sign pattern
+    (the permutation distribution scipy's default uses at up to 13 pairs, there through a
+    general permutation test that takes seconds at 12 or 13); without ties up to
+    EXACT_UP_TO, scipy's exact distribution; past that, the normal approximation with the
+    tie correction (scipy's own default there). scipy is given the signed ranks, on which
+    the test depends alone, so it sees the exact ties."""
+    exact = [Fraction(b) - Fraction(a) for b, a in zip(before, after, strict=True) if b != a]
+    m = len(exact)
+    magnitudes = sorted({abs(d) for d in exact})
+    order = {value: position for position, value in enumerate(magnitudes)}
+    ranks = sps.rankdata([order[abs(d)] for d in exact]) if m else np.zeros(0)
+    signs = np.array([1.0 if d > 0 else -1.0 for d in exact])
+    differences = signs * ranks  # the signed ranks
+    positive = float(ranks[signs > 0].sum())
     statistic = min(positive, float(ranks.sum()) - positive)
     if m <= ENUMERATE_UP_TO:
-        signs = (np.arange(2**m)[:, None] >> np.arange(m)) & 1
-        sums = signs @ ranks
+        patterns = (np.arange(2**m)[:, None] >> np.arange(m)) & 1
+        sums = patterns @ ranks
         tolerance = 1e-9 * max(1.0, float(ranks.sum()))
         greater = float(np.mean(sums >= positive - tolerance))
         less = float(np.mean(sums <= positive + tolerance))
         return statistic, min(1.0, 2 * min(greater, less)), True
-    ties = len(np.unique(np.abs(differences))) < m
+    ties = len(magnitudes) < m
     method = "approx" if ties or m > EXACT_UP_TO else "exact"
     result = sps.wilcoxon(differences, method=method)
     return statistic, float(result.pvalue), method == "exact"
@@ -315,8 +330,8 @@ def wilcoxon_signed_rank(
 def _paired_test(
     model: str, condition: str, pairs: Sequence[tuple[PuzzleRun, PuzzleRun]]
 ) -> PairedTest:
-    before = [o.em for o, _ in pairs]
-    after = [v.em for _, v in pairs]
+    before = [o.em_exact for o, _ in pairs]
+    after = [v.em_exact for _, v in pairs]
     n = len(pairs)
     changed = sum(a != b for a, b in zip(before, after, strict=True))
     statistic = p_value = None
@@ -332,7 +347,10 @@ def _paired_test(
             dropped
         )
         if not exact:
-            notes.append("p from the normal approximation (over 16 differences, with ties).")
+            why = "with ties" if changed <= EXACT_UP_TO else "over 50"
+            notes.append(
+                f"p from the normal approximation ({changed} differences, {why}; exact up to 16)."
+            )
         w_note = " ".join(notes) or None
     lost = gained = n_questions = 0
     for original, variant in pairs:
@@ -356,8 +374,8 @@ def _paired_test(
         condition=condition,
         n_puzzles=n,
         n_changed=changed,
-        mean_em_original=_mean(before) if n else None,
-        mean_em_variant=_mean(after) if n else None,
+        mean_em_original=_mean([o.em for o, _ in pairs]) if n else None,
+        mean_em_variant=_mean([v.em for _, v in pairs]) if n else None,
         wilcoxon_statistic=statistic,
         wilcoxon_p=p_value,
         wilcoxon_note=w_note,

@@ -7,8 +7,10 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 from scipy import stats as sps
 
@@ -362,6 +364,56 @@ def test_exact_wilcoxon_and_mcnemar_by_hand():
     assert test.wilcoxon_note is None
     assert (test.lost, test.gained) == (15, 0)
     assert test.mcnemar_p == pytest.approx(2 / 2**15)
+
+
+def _five_question_runs(counts: list[tuple[int, int]]) -> list[PuzzleRun]:
+    """Runs of model m on puzzles of five questions: (right in the original, in the variant)."""
+    key = {f"p{i}": {f"q{j}": ["ok"] for j in range(5)} for i in range(len(counts))}
+    answers = [
+        Answer(f"p{i}", condition, "m", f"q{j}", "ok" if j < right else "no")
+        for i, pair in enumerate(counts)
+        for condition, right in zip(("original", "targeted"), pair, strict=True)
+        for j in range(5)
+    ]
+    return puzzle_runs(answers, key)
+
+
+def test_wilcoxon_ties_equal_differences_exactly():
+    # EM differences 3/5 - 2/5, 0 - 1/5, 4/5 - 3/5 and 5/5 - 3/5: exactly 1/5, -1/5, 1/5,
+    # 2/5, but in floats 0.19999999999999996, -0.2, 0.20000000000000007 and 0.4.
+    # Exact: |d| ranks 2, 2, 2, 4; W+ = 2 + 2 + 4 = 8. Of the 16 sign patterns, W+ >= 8 for
+    # {2, 2, 4} (three ways) and all four (10): 4/16, so the two-sided p is 2 * 4/16 = 0.5.
+    # With float ranks 1, 2, 3, 4 it would be 2 * 3/16 = 0.375.
+    counts = [(3, 2), (0, 1), (4, 3), (5, 3)]
+    assert 3 / 5 - 2 / 5 != 1 / 5 != 4 / 5 - 3 / 5  # why differences are taken exactly
+    (test,) = paired_tests(_five_question_runs(counts))
+    assert test.wilcoxon_statistic == 2.0
+    assert test.wilcoxon_p == pytest.approx(0.5)
+    oracle = sps.wilcoxon([2, -2, 2, 4], method=sps.PermutationMethod(n_resamples=np.inf))
+    assert test.wilcoxon_p == pytest.approx(float(oracle.pvalue))
+
+
+def test_wilcoxon_past_the_enumeration_ties_equal_differences_exactly():
+    # 30 puzzles of five questions, the variant one or two right answers down (or one up):
+    # magnitudes 1/5 and 2/5 only, so the normal approximation's tie correction sees two
+    # groups of ties; scipy, given those exact signed ranks, is the oracle.
+    rng = random.Random(4)
+    counts = []
+    for _ in range(30):
+        right = rng.randint(2, 5)
+        counts.append((right, right - rng.choice([1, 1, 2, -1])))
+    counts = [(o, min(5, max(0, v))) for o, v in counts]
+    (test,) = paired_tests(_five_question_runs(counts))
+    exact = [Fraction(o - v, 5) for o, v in counts if o != v]
+    assert len(exact) > 16
+    ranks = sps.rankdata([abs(d) for d in exact])  # Fractions: exact ties
+    oracle = sps.wilcoxon(np.where(np.array(exact) > 0, ranks, -ranks), method="approx")
+    assert test.wilcoxon_p == pytest.approx(float(oracle.pvalue))
+    assert test.wilcoxon_statistic == pytest.approx(float(oracle.statistic))
+    assert (
+        f"p from the normal approximation ({len(exact)} differences, with ties; exact up to 16)."
+        in test.wilcoxon_note
+    )
 
 
 def test_larger_random_corpus_against_scipy():
