@@ -229,6 +229,17 @@ def test_the_judges_page_and_exports_give_the_papers_table_2_and_the_pooled_one(
         assert [float(row[k]) for k in ("precision", "recall", "f1")] == pytest.approx(figures)
 
 
+def test_judges_of_other_variants_only_leave_table_2_empty_and_say_so(organizer_client):
+    _puzzles(PUZZLES)
+    rows = [{"puzzle": "vela", "condition": "no_context", "judge": "j1", "verdict": "valid"}]
+    judge_verdicts_import(stream=_jsonl(rows), file="verdicts.jsonl")
+    html = organizer_client.get(reverse("puzzles:context_judges")).content.decode()
+    assert '<table id="judges-targeted">' not in html
+    assert "No verdict on a targeted variant yet." in html
+    # vela without context is unsolvable (v.1 and v.2 need tokens of it): one FN.
+    assert _row(html, "judges-pooled", "j1")[1:7] == ["no_context", "1", "0", "0", "1", "0"]
+
+
 def test_pages_without_results_say_what_to_import(organizer_client):
     results = organizer_client.get(reverse("puzzles:context_results")).content.decode()
     assert "import_solver_answers" in results and "No solver answers yet" in results
