@@ -73,6 +73,8 @@ def runs_json(competition: Competition) -> dict:
             {"day": d.day, "scored": d.scored, "failed": d.failed, "runs": d.runs}
             for d in page.days
         ],
+        # Runs without a known submission time: in no day above.
+        "undated_runs": page.undated,
         "selection": [
             {
                 **asdict(c),
@@ -86,6 +88,7 @@ def runs_json(competition: Competition) -> dict:
         "agreement": {
             "same": page.agreement.same,
             "teams": page.agreement.teams,
+            "ties": page.agreement.ties,
             "share": page.agreement.share,
             "sentence": agreement_sentence(page.agreement),
         },

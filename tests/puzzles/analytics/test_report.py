@@ -120,11 +120,15 @@ def _check_runs(competition, section):
             c["private_gain_missed"],
             yes_no[c["public_best_is_private_best"]],
             "" if c["selected_run"] is None else ("best public" if c["fallback"] else "team"),
+            "; ".join(map(str, c["best_public_runs"])),
+            "; ".join(map(str, c["best_private_runs"])),
         ]
         for c in section["selection"]
     ] == page.export_rows()
+    assert section["undated_runs"] == page.undated
     assert section["agreement"]["same"] == page.agreement.same
     assert section["agreement"]["teams"] == page.agreement.teams
+    assert section["agreement"]["ties"] == page.agreement.ties
     correlation = section["rank_correlation"]
     for name in ("n", "spearman", "spearman_p", "kendall", "kendall_p", "note"):
         assert correlation[name] == getattr(page.correlation, name), name
