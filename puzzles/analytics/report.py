@@ -254,7 +254,7 @@ def probes_json(competition: Competition) -> dict:
 
 def techniques_section(competition: Competition) -> dict:
     data = techniques_json(competition)
-    if not data["techniques"]:
+    if not data["by_score"][0]["techniques"]:
         return unavailable(NOTES["techniques"])
     return {"available": True, **data}
 
