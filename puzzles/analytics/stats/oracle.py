@@ -223,7 +223,9 @@ def attainable_maximum(
 
     When the per-task picks reach the maximum, they are the choice returned; otherwise the
     first maximising choice found, trying on each task its pick, then the others by name.
-    Weights must not be negative (a task's weight never is)."""
+    Weights must not be negative (a task's weight never is). The sums are computed exactly:
+    every float is a fraction over a power of two, so they are scaled to whole numbers by
+    one common power of two and no rounding decides a comparison."""
     if any(w < 0 for w in weights):
         raise ValueError("a task's weight is negative")
     # A member whose (EM, chrF) on a task another member matches or beats on both can be
@@ -237,22 +239,20 @@ def attainable_maximum(
                 continue
             kept = [(n, g) for n, g in kept if not _covers(f, g)]
             kept.append((m, f))
-        pruned.append(kept)
-    count = math.prod(max(len(p), 1) for p in pruned)
-    if count <= exhaustive_limit:
-        best, best_value = None, Fraction(-1)
-        # The picks' choice first, so that it is the one returned when it reaches the top.
-        for combo in itertools.chain(
-            [tuple(picks)], itertools.product(*[p or [None] for p in pruned])
-        ):
-            value = _product(weights, combo)
+        pruned.append(kept or [None])
+    points = _whole(weights, pruned)
+    first = [0] * len(pruned)  # each task's first option: the pick (or nobody)
+    if math.prod(len(p) for p in pruned) <= exhaustive_limit:
+        best, best_value = first, _value(points, first)
+        for combo in itertools.product(*(range(len(p)) for p in pruned)):
+            value = _value(points, combo)
             if value > best_value:
                 best, best_value = list(combo), value
-        return best, EXHAUSTIVE
-    choice = _pareto_maximum(weights, pruned)
-    if _product(weights, picks) >= _product(weights, choice):
-        return list(picks), PARETO
-    return choice, PARETO
+        method = EXHAUSTIVE
+    else:
+        best = _pareto_maximum(points, first)
+        method = PARETO
+    return [p[i] for p, i in zip(pruned, best, strict=True)], method
 
 
 def _covers(a: TaskFigure, b: TaskFigure) -> bool:
@@ -260,49 +260,85 @@ def _covers(a: TaskFigure, b: TaskFigure) -> bool:
     return a.em >= b.em and a.chrf >= b.chrf
 
 
-def _sums(weights: Sequence[float], combo: Sequence[Choice]) -> tuple[Fraction, Fraction]:
-    em = chrf = Fraction(0)
-    for w, c in zip(weights, combo, strict=True):
-        if c is not None:
-            em += Fraction(w) * Fraction(max(c[1].em, 0.0))
-            chrf += Fraction(w) * Fraction(max(c[1].chrf, 0.0))
-    return em, chrf
+def _whole(
+    weights: Sequence[float], pruned: Sequence[Sequence[Choice]]
+) -> list[list[tuple[int, int]]]:
+    """Return each option's (w x EM, w x chrF) as whole numbers over one common power of two
+    (exact: a float is a fraction whose denominator is a power of two)."""
+    exact = [
+        [
+            (Fraction(w) * Fraction(max(c[1].em, 0.0)), Fraction(w) * Fraction(max(c[1].chrf, 0.0)))
+            if c
+            else (Fraction(0), Fraction(0))
+            for c in here
+        ]
+        for w, here in zip(weights, pruned, strict=True)
+    ]
+    scale = max((x.denominator for here in exact for pair in here for x in pair), default=1)
+    return [[(int(a * scale), int(b * scale)) for a, b in here] for here in exact]
 
 
-def _product(weights: Sequence[float], combo: Sequence[Choice]) -> Fraction:
-    """Return sum(w EM) x sum(w chrF), exactly: the overall score squared times (sum w)^2,
-    which orders choices as the overall score does."""
-    em, chrf = _sums(weights, combo)
+def _value(points: Sequence[Sequence[tuple[int, int]]], combo: Sequence[int]) -> int:
+    """Return sum(w EM) x sum(w chrF) of a choice (scaled): it orders choices as the overall
+    score does."""
+    em = sum(points[t][i][0] for t, i in enumerate(combo))
+    chrf = sum(points[t][i][1] for t, i in enumerate(combo))
     return em * chrf
 
 
-def _pareto_maximum(
-    weights: Sequence[float], options: Sequence[Sequence[tuple[str, TaskFigure]]]
-) -> list[Choice]:
-    """Return a choice maximising sum(w EM) x sum(w chrF), task by task keeping only the
-    partial choices whose (sum w EM, sum w chrF) no other partial choice matches or beats
-    on both.
+def _improve(points: Sequence[Sequence[tuple[int, int]]], combo: list[int]) -> list[int]:
+    """Return a choice at least as good as `combo`: repeatedly take on every task the option
+    best for the product's gradient at the current sums, while that raises the product."""
+    value = _value(points, combo)
+    for _ in range(len(points) + 1):
+        em = sum(points[t][i][0] for t, i in enumerate(combo))
+        chrf = sum(points[t][i][1] for t, i in enumerate(combo))
+        step = [
+            max(range(len(here)), key=lambda i, h=here: (chrf * h[i][0] + em * h[i][1], -i))
+            for here in points
+        ]
+        if _value(points, step) <= value:
+            break
+        combo, value = step, _value(points, step)
+    return combo
+
+
+def _pareto_maximum(points: Sequence[Sequence[tuple[int, int]]], first: list[int]) -> list[int]:
+    """Return a choice maximising sum(w EM) x sum(w chrF): task by task, keep only the
+    partial choices whose (sum w EM, sum w chrF) no other partial choice matches or beats on
+    both, and that could still beat the best complete choice known.
 
     Why this is exact: the product of two non-negative sums never falls when either sum
     grows, so some best choice has a total no other total beats on both; and if a best
-    choice's first k tasks were beaten on both sums by another partial choice, putting that
-    one in their place would give a total at least as large on both, hence at least as good.
-    So a best choice survives every step, and the last step's best point is the maximum.
-    The sums are exact rationals: no rounding decides what is kept."""
-    frontier: list[tuple[Fraction, Fraction, tuple[Choice, ...]]] = [(Fraction(0), Fraction(0), ())]
-    for w, here in zip(weights, options, strict=True):
-        weight = Fraction(w)
-        step: dict[tuple[Fraction, Fraction], tuple[Choice, ...]] = {}
+    choice's first k tasks were matched or beaten on both sums by another partial choice,
+    putting that one in their place would give a total at least as large on both, hence at
+    least as good. A partial choice is also dropped when even the largest EM and chrF sums
+    the remaining tasks could add (each taken at its own maximum) would not give a product
+    above the best known (the picks, improved along the gradient): it cannot beat that one.
+    So either a best choice survives every step, or the best known is a best choice."""
+    known = _improve(points, first)
+    floor = _value(points, known)
+    # What the tasks from k on can add at most, on each sum.
+    rest = [(0, 0)] * (len(points) + 1)
+    for t in range(len(points) - 1, -1, -1):
+        top_em = max(a for a, _ in points[t])
+        top_chrf = max(b for _, b in points[t])
+        rest[t] = (rest[t + 1][0] + top_em, rest[t + 1][1] + top_chrf)
+    frontier: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, ())]
+    for t, here in enumerate(points):
+        step: dict[tuple[int, int], tuple[int, ...]] = {}
         for em, chrf, path in frontier:
-            for c in here or [None]:
-                add_em = weight * Fraction(max(c[1].em, 0.0)) if c else Fraction(0)
-                add_chrf = weight * Fraction(max(c[1].chrf, 0.0)) if c else Fraction(0)
-                step.setdefault((em + add_em, chrf + add_chrf), (*path, c))
+            for i, (a, b) in enumerate(here):
+                step.setdefault((em + a, chrf + b), (*path, i))
+        add_em, add_chrf = rest[t + 1]
         frontier = []
-        best_chrf = Fraction(-1)
+        best_chrf = -1
         for (em, chrf), path in sorted(step.items(), key=lambda kv: (-kv[0][0], -kv[0][1])):
             if chrf > best_chrf:
-                frontier.append((em, chrf, path))
                 best_chrf = chrf
-    top = max(frontier, key=lambda point: point[0] * point[1])
-    return list(top[2])
+                if (em + add_em) * (chrf + add_chrf) > floor:
+                    frontier.append((em, chrf, path))
+    if not frontier:
+        return known
+    em, chrf, path = max(frontier, key=lambda point: point[0] * point[1])
+    return list(path) if em * chrf > floor else known

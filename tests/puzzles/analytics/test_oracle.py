@@ -195,6 +195,32 @@ def test_the_maximum_is_the_brute_force_maximum(limit):
             assert [t.member for t in oracle.tasks] == [t.member for t in results[0].tasks]
 
 
+@pytest.mark.parametrize("limit", [EXHAUSTIVE_LIMIT, 0])
+def test_the_maximum_is_the_brute_force_maximum_when_every_member_trades_em_for_chrf(limit):
+    # On every task the members' EM rises as their chrF falls: no member's figures cover
+    # another's, so every choice is a candidate (4^6 = 4,096 of them).
+    rng = random.Random(21)
+    for _ in range(40):
+        members = [f"M{i}" for i in range(4)]
+        tasks = [(f"t{j}", rng.choice([0.5, 1.0, 2.0])) for j in range(6)]
+        figures = {m: {} for m in members}
+        for t, _ in tasks:
+            ems = sorted(round(rng.random(), 3) for _ in members)
+            chrfs = sorted((round(rng.random(), 3) for _ in members), reverse=True)
+            for m, em, chrf in zip(members, ems, chrfs, strict=True):
+                figures[m][t] = TaskFigure(em, chrf)
+        oracle = oracle_combine(
+            members=members, tasks=tasks, figures=figures, exhaustive_limit=limit
+        )
+        assert oracle.maximum.score == _brute_force_maximum(members, tasks, figures)
+        # The choice it names reaches it.
+        chosen = [figures[t.maximum_member][t.task] for t in oracle.tasks]
+        total = sum(w for _, w in tasks)
+        em = sum(w * f.em for (_, w), f in zip(tasks, chosen, strict=True)) / total
+        chrf = sum(w * f.chrf for (_, w), f in zip(tasks, chosen, strict=True)) / total
+        assert round(math.sqrt(em * chrf), 4) == oracle.maximum.score
+
+
 def test_a_task_nobody_answered_counts_zero_and_shares_of_nothing_are_zero():
     oracle = oracle_combine(members=["A", "B"], tasks=[("t", 1.0)], figures={})
     assert oracle.tasks[0].member is None and oracle.overall.score == 0.0
