@@ -2,9 +2,9 @@
 against the reference, with its 95% interval (matplotlib through `ioleval.charts`). Pure:
 plain tuples in, SVG markup out.
 
-A flagged change (its interval excludes zero) is drawn as a filled vermillion diamond and
-its label ends with " *"; the others are open blue circles, so the mark does not rest on
-colour alone. A change without an interval is drawn without a bar."""
+A flagged change (its Holm-adjusted p-value at most 0.05, `stats.ablations`) is drawn as a
+filled vermillion diamond and its label ends with " *"; the others are open blue circles,
+so the mark does not rest on colour alone. A change without an interval is drawn without a bar."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def ablation_forest(
                     marker="D",
                     color=VERMILLION,
                     linestyle="none",
-                    label="interval excludes 0 (*)",
+                    label="flagged: Holm-adjusted p \u2264 0.05 (*)",
                 ),
                 Line2D(
                     [],
@@ -84,7 +84,7 @@ def ablation_forest(
                     markerfacecolor="white",
                     markeredgecolor=BLUE,
                     linestyle="none",
-                    label="interval includes 0 or none",
+                    label="not flagged",
                 ),
             ],
             loc="outside lower center",

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from ioleval.multiplicity import ALPHA, describe, family_size
+
 from ..models import Competition, Run, RunOutput
 from .run_scores import run_outputs, task_refs
 from .stats.ablations import AblationRun, Change, ablation_changes, default_reference
@@ -35,6 +37,9 @@ EXPORT_HEADER = [
     "method",
     "n_reference_seeds",
     "n_condition_seeds",
+    "interval_excludes_zero",
+    "p",
+    "p_holm",
     "flagged",
     "tasks_compared",
     "tasks_total",
@@ -81,7 +86,22 @@ class AblationsPage:
 
     @property
     def flagged(self) -> int:
+        """Return how many changes are flagged (Holm-adjusted p at most 0.05)."""
         return sum(c.flagged for c in self.changes)
+
+    @property
+    def excluding_zero(self) -> int:
+        """Return how many intervals exclude zero (the unadjusted test at 5%)."""
+        return sum(c.excludes_zero for c in self.changes)
+
+    @property
+    def tested(self) -> int:
+        """Return how many changes have a test: the Holm family's size."""
+        return family_size([c.interval.p for c in self.changes])
+
+    @property
+    def multiplicity(self) -> str:
+        return describe([c.interval.p for c in self.changes])
 
     def forest(self) -> list[tuple[str, str, float, float | None, float | None, bool]]:
         """(model, condition, change, low, high, flagged) of the overall changes."""
@@ -106,6 +126,9 @@ class AblationsPage:
                 c.interval.method,
                 c.n_reference,
                 c.n_condition,
+                "yes" if c.excludes_zero else "no",
+                c.interval.p,
+                c.interval.p_adjusted,
                 "yes" if c.flagged else "no",
                 c.tasks_compared,
                 c.tasks_total,
@@ -117,6 +140,8 @@ class AblationsPage:
     def as_json(self) -> dict:
         return {
             "reference": self.reference,
+            "multiplicity": self.multiplicity,
+            "flagged": f"Holm-adjusted p-value at most {ALPHA:g}",
             "conditions": [
                 {"condition": c.condition, "runs": c.runs, "runs_with_outputs": c.with_outputs}
                 for c in self.conditions

@@ -110,7 +110,8 @@ class Run(models.Model):
     system = models.ForeignKey("puzzles.System", on_delete=models.CASCADE, related_name="runs")
     run_index = models.PositiveIntegerField()
     submission_id = models.CharField(max_length=SUBMISSION_ID_MAX, blank=True)
-    submitted_at = models.DateTimeField()
+    # None: the time is not known (leaderboard.csv names a team's best run without one).
+    submitted_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices)
     failure = models.CharField(
         max_length=20, choices=Failure.choices, blank=True, help_text="Set on failed runs only."

@@ -21,6 +21,7 @@ from .formats import formats_page
 from .oracle.selectors import CompetitionFigures, competition_figures, saved_oracles
 from .probe_selectors import probes_page
 from .run_selectors import runs_page
+from .stats.oracle import TIE_RULE
 from .stats.probes import sentence as probe_sentence
 from .stats.runs import agreement_sentence, correlation_sentence
 from .technique_selectors import techniques_json
@@ -72,6 +73,8 @@ def runs_json(competition: Competition) -> dict:
             {"day": d.day, "scored": d.scored, "failed": d.failed, "runs": d.runs}
             for d in page.days
         ],
+        # Runs without a known submission time: in no day above.
+        "undated_runs": page.undated,
         "selection": [
             {
                 **asdict(c),
@@ -85,6 +88,7 @@ def runs_json(competition: Competition) -> dict:
         "agreement": {
             "same": page.agreement.same,
             "teams": page.agreement.teams,
+            "ties": page.agreement.ties,
             "share": page.agreement.share,
             "sentence": agreement_sentence(page.agreement),
         },
@@ -154,9 +158,10 @@ def formats_json(competition: Competition) -> dict:
 
 
 def oracle_json(competition: Competition, *, figures: CompetitionFigures | None = None) -> dict:
-    """Each saved oracle: members, the member that supplies each task, its board score and
-    the share its top member carries (first listed on a tie). The members are recombined by
-    the preview's rule in their saved order, the order the oracle was saved in; the
+    """Each saved oracle: members, the member that supplies each task, its board score, the
+    attainable maximum over choices of one member per task, and the share its top member
+    carries (ties: the member whose name comes first). The members are recombined by the
+    preview's rule (`stats.oracle.TIE_RULE`, which no order of the members changes); the
     recombined score differs from the board score only if outputs changed since, or if a
     member was deleted or renamed: such members are listed (`missing_members`) and a
     `note` says they supply nothing to the recombination. `figures`: the competition's, when
@@ -183,11 +188,15 @@ def oracle_json(competition: Competition, *, figures: CompetitionFigures | None 
                 "recombined score, which is why it can fall below the board score."
             )
         combined = data.combine(members)
-        top = max(combined.shares, key=lambda s: s.share)
+        top = min(combined.shares, key=lambda s: (-s.share, s.member))
         oracles.append(
             {
                 **entry,
                 "recombined_score": combined.overall.score,
+                "attainable_maximum": combined.maximum.score,
+                "attainable_maximum_method": combined.maximum_method,
+                "tie_rule": TIE_RULE,
+                "tasks_tied": combined.ties,
                 "best_member": combined.best_member,
                 "best_member_score": combined.best_member_overall.score,
                 "gain": combined.gain,
@@ -203,7 +212,14 @@ def oracle_json(competition: Competition, *, figures: CompetitionFigures | None 
                     for s in combined.shares
                 ],
                 "tasks": [
-                    {"task": t.task, "weight": t.weight, "member": t.member, "score": t.score}
+                    {
+                        "task": t.task,
+                        "weight": t.weight,
+                        "member": t.member,
+                        "score": t.score,
+                        "tied_with": list(t.tied),
+                        "member_at_maximum": t.maximum_member,
+                    }
                     for t in combined.tasks
                 ],
             }
@@ -238,7 +254,7 @@ def probes_json(competition: Competition) -> dict:
 
 def techniques_section(competition: Competition) -> dict:
     data = techniques_json(competition)
-    if not data["techniques"]:
+    if not data["by_score"][0]["techniques"]:
         return unavailable(NOTES["techniques"])
     return {"available": True, **data}
 

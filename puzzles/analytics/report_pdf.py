@@ -111,9 +111,10 @@ def _formats(competition: Competition) -> Built:
 
 def _techniques(competition: Competition) -> Built:
     page = techniques_page(competition)
-    if not page.rows:
+    if not page.has_effects:
         return None
-    return {"page": page, "rows": Rows.of(page.rows)}, techniques_page_chart(page)
+    parts = [{"part": part, "rows": Rows.of(part.rows)} for part in page.scores]
+    return {"page": page, "scores": parts}, techniques_page_chart(page)
 
 
 def _probes(competition: Competition) -> Built:

@@ -19,6 +19,7 @@ from .stats.runs import (
     rank_correlation,
     selection_checks,
     team_runs,
+    undated,
 )
 
 FAILURE_LABELS = dict(Run.Failure.choices)
@@ -35,6 +36,8 @@ EXPORT_HEADER = [
     "private_gain_missed",
     "public_best_is_private_best",
     "selected_by",
+    "best_public_runs",
+    "best_private_runs",
 ]
 
 
@@ -61,6 +64,7 @@ class RunsPage:
     families: list[FamilyCount]
     teams: list[TeamRow]
     days: list[DayCount]
+    undated: int  # runs without a known submission time, not in `days`
     checks: list[SelectionCheck]
     agreement: Agreement
     correlation: RankCorrelation
@@ -83,6 +87,8 @@ class RunsPage:
                 c.private_gain_missed,
                 yes_no(c.public_best_is_private_best),
                 "" if c.selected_run is None else ("best public" if c.fallback else "team"),
+                "; ".join(map(str, c.best_public_runs)),
+                "; ".join(map(str, c.best_private_runs)),
             ]
             for c in self.checks
         ]
@@ -116,6 +122,7 @@ def runs_page(competition: Competition) -> RunsPage:
         families=families,
         teams=teams,
         days=per_day(facts),
+        undated=undated(facts),
         checks=selection_checks(facts),
         agreement=agreement(facts),
         correlation=rank_correlation(facts),

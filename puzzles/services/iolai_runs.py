@@ -50,7 +50,7 @@ class _RunSpec:
     team: str
     run_index: int
     submission_id: str
-    submitted_at: datetime
+    submitted_at: datetime | None  # None: not known (a best run leaderboard.csv names)
     selected: bool
     public: float
     private: float
@@ -155,7 +155,7 @@ def _best_run(
         team=scored.team,
         run_index=index,
         submission_id="",
-        submitted_at=scored.submitted_at,  # unknown: the scored run's time stands in
+        submitted_at=None,  # leaderboard.csv gives no time: the run is undated
         selected=False,
         public=public,
         private=private,

@@ -49,7 +49,7 @@ PAGES = {
         "Techniques",
         "Techniques (CSV)",
         "techniques",
-        ["technique", "teams_using", "teams_with_scored_runs"],
+        ["score", "technique", "teams_using", "teams_with_scored_runs"],
     ),
     "Ablations": (
         "ablations",
@@ -124,10 +124,18 @@ def test_organizer_previews_an_oracle_of_two_members_and_downloads_it(
     tasks = page.locator("#oracle-tasks tbody tr")
     expect(tasks).to_have_count(len(expected.tasks))
     for row, task in enumerate(expected.tasks):
-        expect(tasks.nth(row).locator("td").nth(2)).to_have_text(task.member or "(no output)")
+        supplier = task.member or "(no output)"
+        if task.tied:
+            supplier += f" (tied with {', '.join(task.tied)})"
+        expect(tasks.nth(row).locator("td").nth(2)).to_have_text(supplier)
+    expect(page.locator("#oracle-maximum")).to_contain_text(
+        f"Attainable maximum {pct(expected.maximum.score)}"
+    )
     rows = _download_csv(page, "CSV", f"{SLUG}-oracle.csv")
     assert rows[0][:3] == ["task", "weight", "member"]
-    assert [r[2] for r in rows[1:-1]] == [t.member or "" for t in expected.tasks]
+    # The tasks, then the oracle's overall row and the attainable maximum's.
+    assert [r[2] for r in rows[1:-2]] == [t.member or "" for t in expected.tasks]
+    assert [r[0] for r in rows[-2:]] == ["overall", "attainable maximum"]
 
 
 BAD_RUNS = (

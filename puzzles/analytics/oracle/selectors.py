@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from ...leaderboard import BoardRow, SystemInfo, TaskInfo, board_rows
 from ...models import Competition, System, Task
 from ...selectors import board_cells, competition_tasks
-from ..stats.oracle import Oracle, TaskFigure, oracle_combine
+from ..stats.oracle import TIE_RULE, Oracle, TaskFigure, oracle_combine
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,8 @@ def saved_oracles(data: CompetitionFigures) -> list[OracleListed]:
 
 def oracle_page(competition: Competition, *, members: list[str] | None = None) -> OraclePage:
     """Return the oracle page: candidates by score, saved oracles, and the preview of
-    `members` (in the candidates' order) when two or more are chosen."""
+    `members` (in the candidates' order, which decides only the columns: the oracle does
+    not depend on it) when two or more are chosen."""
     data = competition_figures(competition)
     candidates = [r for r in data.rows if not r.oracle and (r.system in data.figures)]
     known = [r.system for r in candidates]
@@ -105,18 +106,29 @@ def oracle_page(competition: Competition, *, members: list[str] | None = None) -
 
 
 def oracle_table(oracle: Oracle) -> tuple[list[str], list[list]]:
-    """Return the preview as a table: one row a task (supplier, its figures, each member's
-    score), then the overall row, 0-1 scale."""
-    header = ["task", "weight", "member", "score", "exact_match", "chrf"]
-    header += [f"score_{m}" for m in oracle.members]
+    """Return the preview as a table: one row a task (supplier, its figures, the members
+    tied with it, the member the attainable maximum takes, each member's score), then the
+    oracle's overall row and the attainable maximum's, 0-1 scale."""
+    header = ["task", "weight", "member", "score", "exact_match", "chrf", "tied_with"]
+    header += ["member_at_maximum"] + [f"score_{m}" for m in oracle.members]
     body: list[list] = [
         [t.task, t.weight, t.member or "", t.score, round(t.em, 4), round(t.chrf, 4)]
+        + ["; ".join(t.tied), t.maximum_member or ""]
         + ["" if s is None else s for s in t.member_scores]
         for t in oracle.tasks
     ]
+    weight = sum(t.weight for t in oracle.tasks)
+    blank = [""] * len(oracle.members)
     body.append(
-        ["overall", sum(t.weight for t in oracle.tasks), "oracle (upper bound)"]
+        ["overall", weight, "oracle (upper bound)"]
         + list(oracle.overall.as_tuple())
+        + [f"{oracle.ties} task(s) tied; rule: {TIE_RULE}", ""]
         + [s.overall.score for s in oracle.shares]
+    )
+    body.append(
+        ["attainable maximum", weight, "best choice of one member per task"]
+        + list(oracle.maximum.as_tuple())
+        + [f"found by: {oracle.maximum_method}", ""]
+        + blank
     )
     return header, body

@@ -28,7 +28,8 @@ class OracleSaved:
         verb = "replaced" if self.replaced else "saved"
         lines.append(
             f"Oracle {self.system.name!r} {verb}: score {self.oracle.overall.score:.4f} "
-            f"(best member {self.oracle.best_member} {self.oracle.best_member_overall.score:.4f})"
+            f"(best member {self.oracle.best_member} {self.oracle.best_member_overall.score:.4f}; "
+            f"attainable maximum {self.oracle.maximum.score:.4f})"
         )
         return lines
 
@@ -36,7 +37,8 @@ class OracleSaved:
 @transaction.atomic
 def oracle_create(*, competition: Competition, members: Sequence[str], name: str) -> OracleSaved:
     """Save (or replace, under the same name) the oracle of `members`: a system whose output
-    on each task is a copy of the best-scoring member's (first listed wins a tie).
+    on each task is a copy of the best-scoring member's (ties by `stats.oracle.TIE_RULE`,
+    whatever the members' order).
 
     Refused, with nothing written: fewer than two members, a name no system of the
     competition has, a member that is an oracle or has no outputs here, a name taken by a
@@ -81,7 +83,13 @@ def oracle_create(*, competition: Competition, members: Sequence[str], name: str
         "tier": System.Tier.ENSEMBLE,
         "oracle": True,
         "oracle_of": names,
-        "metadata": {"oracle": {"supplied": supplied, "score": oracle.overall.score}},
+        "metadata": {
+            "oracle": {
+                "supplied": supplied,
+                "score": oracle.overall.score,
+                "attainable_maximum": oracle.maximum.score,
+            }
+        },
     }
     if existing is None:
         try:

@@ -23,8 +23,14 @@ a seed is a sample of its own. The change is the mean over the condition's sampl
 the mean over the reference's. Its 95% interval is the paired t interval by seed
 (`scipy.stats.ttest_rel`) when both sides have exactly the same seeds, else Welch's
 (`scipy.stats.ttest_ind(equal_var=False)`). With fewer than 2 samples on a side, or no
-spread at all (identical figures), there is no interval and `note` says why. A change is
-flagged when its interval excludes zero.
+spread at all (identical figures), there is no interval and `note` says why.
+
+Many changes are read at once (every model, condition and problem), so an interval that
+excludes zero (the unadjusted 5% test) is not the flag: the same t test's p-values of all
+the changes returned together are one family, adjusted by Holm's step-down procedure
+(`ioleval.multiplicity`: valid whatever the dependence, and a model's overall change shares
+its runs with its per-problem ones); a change is flagged when its adjusted p-value is at
+most 0.05.
 """
 
 from __future__ import annotations
@@ -32,9 +38,11 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scipy import stats as sps
+
+from ioleval.multiplicity import ALPHA, holm
 
 from .scores import TaskRef, answered, by_problem, score_over
 from .scores import run_figures as run_figures  # re-exported: the rule lives in stats.scores
@@ -66,11 +74,18 @@ class Interval:
     high: float | None
     method: str  # PAIRED, WELCH or "" without an interval
     note: str = ""
+    p: float | None = None  # the t test's two-sided p-value (None without an interval)
+    p_adjusted: float | None = None  # Holm's, over the changes returned together
+
+    @property
+    def excludes_zero(self) -> bool:
+        """Tell whether the interval excludes zero (the test at 5%, unadjusted)."""
+        return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
 
     @property
     def flagged(self) -> bool:
-        """Tell whether the interval excludes zero."""
-        return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
+        """Tell whether the Holm-adjusted p-value is at most 0.05."""
+        return self.p_adjusted is not None and self.p_adjusted <= ALPHA
 
 
 @dataclass(frozen=True)
@@ -102,6 +117,10 @@ class Change:
     @property
     def flagged(self) -> bool:
         return self.interval.flagged
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.interval.excludes_zero
 
 
 def default_reference(run_counts: Mapping[str, int]) -> str | None:
@@ -142,17 +161,18 @@ def change_interval(
         b = [reference[s] for s in seeds]
         if len({round(x - y, 12) for x, y in zip(a, b, strict=True)}) == 1:
             return Interval(change, None, None, "", _NO_SPREAD)
-        ci = sps.ttest_rel(a, b).confidence_interval(CONFIDENCE)
+        test = sps.ttest_rel(a, b)
         method = PAIRED
     else:
         if len(set(ref)) == 1 and len(set(cond)) == 1:
             return Interval(change, None, None, "", _NO_SPREAD)
-        ci = sps.ttest_ind(cond, ref, equal_var=False).confidence_interval(CONFIDENCE)
+        test = sps.ttest_ind(cond, ref, equal_var=False)
         method = WELCH
-    low, high = float(ci.low), float(ci.high)
-    if not (math.isfinite(low) and math.isfinite(high)):
+    ci = test.confidence_interval(CONFIDENCE)
+    low, high, p = float(ci.low), float(ci.high), float(test.pvalue)
+    if not (math.isfinite(low) and math.isfinite(high) and math.isfinite(p)):
         return Interval(change, None, None, "", _NO_SPREAD)
-    return Interval(change, low, high, method)
+    return Interval(change, low, high, method, p=p)
 
 
 _NO_SPREAD = (
@@ -182,7 +202,8 @@ def ablation_changes(
     runs: Iterable[AblationRun], tasks: Sequence[TaskRef], reference: str
 ) -> list[Change]:
     """Return per model (by name), per condition other than the reference (by name): the
-    overall change, then the change on each problem some of its runs answered."""
+    overall change, then the change on each problem some of its runs answered; their
+    p-values adjusted together by Holm (one family)."""
     grouped: dict[tuple[str, str], list[AblationRun]] = defaultdict(list)
     for run in runs:
         if run.outputs:
@@ -205,7 +226,11 @@ def ablation_changes(
             ]
             for problem, scope in scopes:
                 changes.append(_change(system, condition, problem, scope, ref_runs, cond_runs))
-    return changes
+    adjusted = holm([c.interval.p for c in changes])
+    return [
+        replace(c, interval=replace(c.interval, p_adjusted=a))
+        for c, a in zip(changes, adjusted, strict=True)
+    ]
 
 
 def compared_tasks(runs: Iterable[AblationRun], scope: Sequence[TaskRef]) -> list[TaskRef]:

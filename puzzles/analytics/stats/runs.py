@@ -33,7 +33,7 @@ class RunFacts:
 
     team: str
     run: int
-    submitted_at: datetime
+    submitted_at: datetime | None  # None: the submission time is not known (undated)
     status: str
     failure: str = ""
     public: float | None = None
@@ -84,6 +84,9 @@ class SelectionCheck:
     best_private_run: int | None
     best_private: float | None
     fallback: bool = False
+    # Every run with the best public (private) score: more than one on a tie.
+    best_public_runs: tuple[int, ...] = ()
+    best_private_runs: tuple[int, ...] = ()
 
     @property
     def public_gain_missed(self) -> float | None:
@@ -104,18 +107,23 @@ class SelectionCheck:
 
     @property
     def public_best_is_private_best(self) -> bool | None:
+        """Tell whether one of the best public runs is a best private run (a tie agrees)."""
         if self.best_public_run is None or self.best_private_run is None:
             return None
-        return self.best_public_run == self.best_private_run
+        return bool(set(self.best_public_runs) & set(self.best_private_runs))
 
 
 @dataclass(frozen=True)
 class Agreement:
     """How many teams' best public run was also their best private run, of the `teams` with
-    at least two runs that have both scores."""
+    at least two runs that have both scores; a tie in public score counts as agreement when
+    one of the tied runs is a best private run, and `ties` says for how many of the `same`
+    the tied runs differ on the private board (the public board could not single out the
+    private best)."""
 
     same: int
     teams: int
+    ties: int = 0
 
     @property
     def share(self) -> float | None:
@@ -158,12 +166,20 @@ def failures_by_family(runs: Iterable[RunFacts]) -> dict[str, int]:
 
 def per_day(runs: Iterable[RunFacts]) -> list[DayCount]:
     """Count scored and failed submissions per calendar day of `submitted_at` (in the
-    time zone the datetimes carry), in date order; days without a run are left out."""
+    time zone the datetimes carry), in date order; days without a run are left out, and so
+    are runs without a known time (`undated` counts them)."""
     tally: dict[date, list[int]] = {}
     for r in runs:
+        if r.submitted_at is None:
+            continue
         pair = tally.setdefault(r.submitted_at.date(), [0, 0])
         pair[0 if r.status == SCORED else 1] += 1
     return [DayCount(day, s, f) for day, (s, f) in sorted(tally.items())]
+
+
+def undated(runs: Iterable[RunFacts]) -> int:
+    """Count the runs whose submission time is not known (left out of `per_day`)."""
+    return sum(r.submitted_at is None for r in runs)
 
 
 def _best(runs: Sequence[RunFacts], key: str) -> RunFacts | None:
@@ -182,6 +198,7 @@ def selection_checks(runs: Iterable[RunFacts]) -> list[SelectionCheck]:
     for team, rs in sorted(by_team.items()):
         scored = [r for r in rs if r.status == SCORED]
         best_public, best_private = _best(scored, "public"), _best(scored, "private")
+        public_runs, private_runs = _tied(scored, "public"), _tied(scored, "private")
         chosen = next((r for r in rs if r.selected), None)
         fallback = chosen is None and best_public is not None
         if fallback:
@@ -199,21 +216,38 @@ def selection_checks(runs: Iterable[RunFacts]) -> list[SelectionCheck]:
                 best_private.run if best_private else None,
                 best_private.private if best_private else None,
                 fallback,
+                public_runs,
+                private_runs,
             )
         )
     return out
 
 
+def _tied(runs: Sequence[RunFacts], key: str) -> tuple[int, ...]:
+    """Return the indices of every run with the highest score `key`, in index order."""
+    have = [r for r in runs if getattr(r, key) is not None]
+    if not have:
+        return ()
+    top = max(getattr(r, key) for r in have)
+    return tuple(sorted(r.run for r in have if getattr(r, key) == top))
+
+
 def agreement(runs: Iterable[RunFacts]) -> Agreement:
     """How often a team's best run by public score was also its best by private score,
-    over teams with at least two runs that have both scores."""
+    over teams with at least two runs that have both scores (a tie agrees when one of the
+    runs tied on public score is a best private run)."""
     by_team: dict[str, list[RunFacts]] = {}
     for r in runs:
         if r.status == SCORED and r.public is not None and r.private is not None:
             by_team.setdefault(r.team, []).append(r)
     teams = [rs for rs in by_team.values() if len(rs) >= 2]
-    same = sum(_best(rs, "public").run == _best(rs, "private").run for rs in teams)
-    return Agreement(same, len(teams))
+    same = ties = 0
+    for rs in teams:
+        public, private = set(_tied(rs, "public")), set(_tied(rs, "private"))
+        if public & private:
+            same += 1
+            ties += not public <= private
+    return Agreement(same, len(teams), ties)
 
 
 def rank_correlation(runs: Iterable[RunFacts]) -> RankCorrelation:
@@ -267,7 +301,14 @@ def agreement_sentence(a: Agreement) -> str:
     """Say how often the public best was the private best, or why it cannot be said."""
     if not a.teams:
         return "No team has two runs with both a public and a private score."
-    return (
+    text = (
         f"The best run on the public board was also the best on the private board for "
-        f"{a.same} of {a.teams} teams ({a.share * 100:.0f}%)."
+        f"{a.same} of {a.teams} teams ({a.share * 100:.0f}%), a tie in public score "
+        "counting as agreement when one of the tied runs is best on the private board"
+    )
+    if not a.ties:
+        return f"{text}; no agreement rests on such a tie."
+    return (
+        f"{text}; {a.ties} of the {a.same} rest on such a tie (runs with the same best "
+        "public score that differ on the private board)."
     )

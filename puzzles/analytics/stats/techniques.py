@@ -1,8 +1,9 @@
 """Techniques (issue 12, item 5): adoption and the within-team effect of each technique the
 organizers tagged runs with. Pure: no Django; plain `TaggedRun` facts in, dataclasses out.
 
-The score is the run's public score: every scored run has one, whereas the private score
-is known only for the runs scored on the private board (mostly the selected ones).
+The score is the one the caller gives each run: the selectors compute every figure twice,
+on the private score (the IOL-AI paper's, known only for the runs scored on the private
+board, mostly the selected ones) and on the public score (every scored run has one).
 
 - Adoption: the teams with at least one scored run tagged with the technique, as a count
   and as a share of the teams with scored runs.
@@ -16,6 +17,15 @@ is known only for the runs scored on the private board (mostly the selected ones
   chart, the exports and the report agree). With fewer than two teams, or when every
   team's difference is the same (no spread: a bootstrap would give a zero-width interval),
   there is no interval, and a sentence (`note`) says why, as for the ablations.
+- Its test: a sign-flip permutation test of the mean of the teams' differences (under "no
+  effect" a team's difference is as likely negative as positive;
+  `scipy.stats.permutation_test`, one sample, `permutation_type="samples"`): exact, every
+  one of the 2^n sign patterns, while 2^n <= the resamples (n <= 13 at 10,000), else that
+  many random patterns with the fixed seed. Given when at least two teams compare.
+- Many techniques are tested at once: the p-values of one score's techniques are one family,
+  adjusted by Holm's step-down procedure (`ioleval.multiplicity`: valid whatever the
+  dependence between techniques sharing teams); a technique is flagged when its adjusted
+  p-value is at most 0.05.
 
 An effect is an association within teams, not proof of cause: a team may have turned a
 technique on together with other changes.
@@ -31,6 +41,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats as sps
+
+from ioleval.multiplicity import ALPHA, holm
+from ioleval.wording import p_text
 
 RESAMPLES = 10_000
 SEED = 20260312
@@ -80,10 +93,20 @@ class TechniqueEffect:
     low: float | None = None
     high: float | None = None
     note: str = ""
+    # The sign-flip test's p-value (None: fewer than two teams compare), how it was found,
+    # and Holm's adjustment over the techniques of the same score.
+    p: float | None = None
+    p_method: str = ""
+    p_adjusted: float | None = None
 
     @property
     def n(self) -> int:
         return len(self.differences)
+
+    @property
+    def flagged(self) -> bool:
+        """Tell whether the Holm-adjusted p-value is at most 0.05."""
+        return self.p_adjusted is not None and self.p_adjusted <= ALPHA
 
     @property
     def adoption(self) -> float | None:
@@ -114,10 +137,12 @@ def technique_effects(
     for run in facts:
         by_team[run.team].append(run)
     names = sorted({*techniques, *(name for run in facts for name in run.techniques)}, key=_order)
-    return [
+    effects = [
         _effect(name, by_team, resamples=resamples, method=method, seed=seed, level=confidence)
         for name in names
     ]
+    adjusted = holm([e.p for e in effects])
+    return [replace(e, p_adjusted=a) for e, a in zip(effects, adjusted, strict=True)]
 
 
 def within_team_differences(
@@ -176,6 +201,31 @@ def bootstrap_interval(
     return low, high
 
 
+EXACT = "exact"
+RANDOM = "random"
+
+
+def sign_flip_test(
+    values: Sequence[float], *, resamples: int = RESAMPLES, seed: int = SEED
+) -> tuple[float, str] | None:
+    """Return the two-sided p-value of the mean of `values` against 0 by flipping signs, and
+    "exact" (every sign pattern) or "random" (`resamples` random ones); None for fewer than
+    two values."""
+    if len(values) < MIN_TEAMS:
+        return None
+    data = np.asarray(values, dtype=float)
+    result = sps.permutation_test(
+        (data,),
+        lambda x, axis: np.mean(x, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=resamples,
+        alternative="two-sided",
+        rng=np.random.default_rng(seed),
+    )
+    return min(1.0, float(result.pvalue)), EXACT if 2 ** len(data) <= resamples else RANDOM
+
+
 def _effect(
     name: str,
     by_team: dict[str, list[TaggedRun]],
@@ -204,6 +254,9 @@ def _effect(
         )
         return _with(base, note=f"No effect: {why}.")
     effect = sum(d.difference for d in differences) / n
+    test = sign_flip_test([d.difference for d in differences], resamples=resamples, seed=seed)
+    if test is not None:
+        base = _with(base, p=test[0], p_method=test[1])
     if n < MIN_TEAMS:
         return _with(
             base,
@@ -242,8 +295,8 @@ def _with(base: TechniqueEffect, **changes) -> TechniqueEffect:
     return replace(base, **changes)
 
 
-def effect_sentence(effect: TechniqueEffect) -> str:
-    """Say a technique's figures in plain words."""
+def effect_sentence(effect: TechniqueEffect, *, score: str = "") -> str:
+    """Say a technique's figures in plain words (`score`: which score, e.g. "private")."""
     share = effect.adoption
     used = (
         f"{effect.teams_using} of {effect.teams_scored} teams "
@@ -260,11 +313,17 @@ def effect_sentence(effect: TechniqueEffect) -> str:
         direction = "higher" if effect.effect > 0 else "lower"
         change = f"{abs(effect.effect):.3f} {direction} than without it"
     plural = "s" if effect.n != 1 else ""
+    on = f" on the {score} score" if score else ""
     text = (
         f"{used}. Within the {effect.n} team{plural} with scored runs both with and without "
-        f"it, runs with it scored on average {change}"
+        f"it, runs with it scored{on} on average {change}"
     )
     if effect.has_interval:
         text += f" (95% interval {effect.low:.3f} to {effect.high:.3f})"
     text += "."
+    if effect.p is not None:
+        text += (
+            f" Sign-flip test {p_text(effect.p)} ({effect.p_method}), Holm-adjusted "
+            f"{p_text(effect.p_adjusted)}: {'flagged' if effect.flagged else 'not flagged'}."
+        )
     return f"{text} {effect.note}".strip()

@@ -35,7 +35,7 @@ from tests.puzzles.analytics.queries import assert_constant_queries
 # --- pure statistics ---------------------------------------------------------------------
 
 
-def test_hand_example_paired_interval_is_flagged():
+def test_hand_example_paired_interval_excludes_zero_with_its_p():
     reference = {1: 0.5, 2: 0.6, 3: 0.7}
     condition = {1: 0.3, 2: 0.5, 3: 0.5}
     interval = change_interval(reference, condition)
@@ -44,7 +44,12 @@ def test_hand_example_paired_interval_is_flagged():
     assert interval.method == PAIRED
     assert interval.change == pytest.approx(-1 / 6)
     assert (interval.low, interval.high) == pytest.approx((-1 / 6 - half, -1 / 6 + half))
-    assert interval.flagged and interval.high < 0
+    assert interval.excludes_zero and interval.high < 0
+    # t = (-1/6) / (0.1 / 3) = -5 on 2 degrees of freedom, where P(|T| > t) = 1 - t / sqrt(t^2 + 2):
+    # p = 1 - 5 / sqrt(27) = 0.03775.
+    assert interval.p == pytest.approx(1 - 5 / math.sqrt(27))
+    # Alone, no family has adjusted it yet: it is not flagged.
+    assert interval.p_adjusted is None and not interval.flagged
 
 
 def test_paired_interval_matches_scipy_ttest_rel():
@@ -57,7 +62,10 @@ def test_paired_interval_matches_scipy_ttest_rel():
     ).confidence_interval()
     assert interval.method == PAIRED
     assert (interval.low, interval.high) == pytest.approx((ci.low, ci.high))
-    assert not interval.flagged and interval.low < 0 < interval.high
+    assert not interval.excludes_zero and interval.low < 0 < interval.high
+    assert interval.p == pytest.approx(
+        sps.ttest_rel([condition[s] for s in seeds], [reference[s] for s in seeds]).pvalue
+    )
 
 
 def test_welch_interval_matches_scipy_when_seeds_differ():
@@ -70,7 +78,10 @@ def test_welch_interval_matches_scipy_when_seeds_differ():
     assert interval.method == WELCH
     assert (interval.low, interval.high) == pytest.approx((ci.low, ci.high))
     assert interval.change == pytest.approx(0.3375 - 0.6066666666666667)
-    assert interval.flagged
+    assert interval.excludes_zero
+    assert interval.p == pytest.approx(
+        sps.ttest_ind(list(condition.values()), list(reference.values()), equal_var=False).pvalue
+    )
 
 
 def test_runs_without_a_seed_are_unpaired_samples():
@@ -91,6 +102,7 @@ def test_runs_without_a_seed_are_unpaired_samples():
 def test_no_interval_is_a_sentence(reference, condition, words):
     interval = change_interval(reference, condition)
     assert interval.low is None and interval.high is None and not interval.flagged
+    assert interval.p is None and not interval.excludes_zero
     assert interval.change is not None and words in interval.note
 
 
@@ -152,6 +164,28 @@ def test_changes_per_model_condition_and_problem():
     assert (problem2.tasks_compared, problem2.tasks_total) == (1, 1) and not problem2.coverage_note
     n = next(c for c in changes if c.system == "N" and c.problem is None)
     assert n.change is None and n.n_reference == 0 and not n.flagged
+
+
+def test_the_changes_are_one_holm_family():
+    # One task (so a model's change on problem 1 is its overall change), two models, each
+    # the hand example above: differences -0.2, -0.1, -0.2 by seed, p = 1 - 5 / sqrt(27)
+    # = 0.03775 each, every interval excluding zero. Holm over the 4 tied p-values:
+    # 4 x 0.03775 = 0.151 for each, so none is flagged.
+    task = [TaskRef(id=1, problem=1, weight=1.0)]
+    runs = []
+    for system in ("M1", "M2"):
+        for seed, (ref, cond) in enumerate([(0.5, 0.3), (0.6, 0.5), (0.7, 0.5)], start=1):
+            runs.append(_run(system, "ref", seed, seed, {1: (ref, ref)}))
+            runs.append(_run(system, "cut", seed, 10 + seed, {1: (cond, cond)}))
+    changes = ablation_changes(runs, task, "ref")
+    assert len(changes) == 4 and all(c.excludes_zero for c in changes)
+    p = 1 - 5 / math.sqrt(27)
+    assert [c.interval.p for c in changes] == pytest.approx([p] * 4)
+    assert [c.interval.p_adjusted for c in changes] == pytest.approx([4 * p] * 4)
+    assert not any(c.flagged for c in changes)
+    # One model alone: a family of 2, 2 x 0.03775 = 0.0755, still not flagged.
+    alone = ablation_changes([r for r in runs if r.system == "M1"], task, "ref")
+    assert [c.interval.p_adjusted for c in alone] == pytest.approx([2 * p] * 2)
 
 
 def _coverage_runs(cond_tasks):
@@ -353,9 +387,12 @@ def test_page_shows_tables_explanation_and_chart(organizer_client):
     url = reverse("puzzles:analytics_ablations", args=[competition.slug])
     text = organizer_client.get(url).content.decode()
     assert "S0" in text and "S1" in text and "Problem 1" in text and "all tasks" in text
-    assert "(paired)" in text and "✱ yes" in text and "interval excludes zero" in text
-    flagged = ablations_page(competition).flagged
+    assert "(paired)" in text and "✱ yes" in text and "interval that excludes zero" in text
+    page = ablations_page(competition)
+    flagged = page.flagged
     assert flagged >= 2 and f"{flagged} of 6 changes flagged" in text
+    assert "Holm&#x27;s step-down adjustment over the family of 6 tests" in text
+    assert f"{page.excluding_zero} of the 95% intervals exclude zero (unadjusted)" in text
     assert "<strong>(reference)</strong>" in text
     chart_url = reverse("puzzles:analytics_ablations_chart", args=[competition.slug])
     assert f"{chart_url}?reference=baseline" in text
@@ -385,8 +422,12 @@ def test_exports(organizer_client):
     xlsx = organizer_client.get(url.replace(".csv", ".xlsx"))
     rows = list(load_workbook(io.BytesIO(xlsx.content)).active.values)
     assert rows[0][0] == "model" and len(rows) == 7
-    assert rows[1][:4] == ("S0", "no names", "baseline", "all") and rows[1][12] == "yes"
-    assert rows[0][13:16] == ("tasks_compared", "tasks_total", "note") and rows[1][13:15] == (4, 4)
+    assert rows[0][12:16] == ("interval_excludes_zero", "p", "p_holm", "flagged")
+    assert rows[1][:4] == ("S0", "no names", "baseline", "all") and rows[1][15] == "yes"
+    change = ablations_page(competition).changes[0]
+    assert rows[1][13] == pytest.approx(change.interval.p)
+    assert rows[1][14] == pytest.approx(change.interval.p_adjusted)
+    assert rows[0][16:19] == ("tasks_compared", "tasks_total", "note") and rows[1][16:18] == (4, 4)
     assert organizer_client.get(url.replace(".csv", ".pdf")).status_code == 404
 
 

@@ -98,7 +98,8 @@ def test_a_second_run_for_each_team_whose_best_run_differs(iol):
         assert best.public_score == pytest.approx(float(row["public_score_best_run"]) / 100)
         assert best.private_score == pytest.approx(float(row["score_of_best_run"]) / 100)
         assert not best.selected_for_private and best.submission_id == ""
-        assert best.submitted_at == datetime.fromisoformat(record["timestamp"]).replace(tzinfo=UTC)
+        # leaderboard.csv gives the best run no time: undated, not the scored run's.
+        assert best.submitted_at is None
         assert not best.outputs.exists()
     assert "runs: 65 created" in iol["summary"] and "run outputs: 644 created" in iol["summary"]
 
@@ -122,10 +123,44 @@ def test_gains_missed_on_the_runs_page_are_the_leaderboards(iol):
     assert checks["MikCil"].fallback and checks["MikCil"].private_gain_missed > 0.01
 
 
+@pytest.mark.django_db
+def test_the_selection_check_counts_ties_and_the_best_runs_are_undated(iol):
+    page = runs_page(iol["competition"])
+    board, records = _board(), {r["team"]: r for r in _records()}
+    # By hand from leaderboard.csv and index.json: the 19 teams with two runs; KingpinFisk
+    # (runs 6 and 10 at 14.09 public) and pytransformer1 (runs 2 and 3 at 3.00) have their
+    # best private run (10, 3) tied on public score with the other: agreement by a tie.
+    # Counted the same way, a tie in public score between runs that differ on the private
+    # board decides the agreement of every team below.
+    tied = set()
+    for team, record in records.items():
+        if not _best_differs(record, board):
+            continue
+        row = board[team]
+        public = (round(record["public_score"] * 100, 2), float(row["public_score_best_run"]))
+        private = (round(record["score"] * 100, 2), float(row["score_of_best_run"]))
+        if public[0] == public[1] and private[0] != private[1]:
+            tied.add(team)
+    assert {"KingpinFisk", "pytransformer1"} <= tied and len(tied) == 9
+    assert (page.agreement.same, page.agreement.teams, page.agreement.ties) == (19, 19, 9)
+    checks = {c.team: c for c in page.checks}
+    assert checks["KingpinFisk"].best_public_runs == (6, 10)
+    assert checks["KingpinFisk"].best_private_runs == (10,)
+    assert checks["KingpinFisk"].public_best_is_private_best is True
+    # The 19 best runs leaderboard.csv names have no time: undated, in no day.
+    assert page.undated == 19
+    assert sum(d.runs for d in page.days) == 65 - 19
+
+
 def test_the_runs_page_shows_the_imported_runs(iol, organizer_client):
     response = organizer_client.get(reverse("puzzles:analytics_runs", args=[SLUG]))
     assert response.status_code == 200
     assert "65 runs of 46 teams, 0 failed." in response.content.decode()
+    text = response.content.decode()
+    assert "19 runs without a known submission time are counted as undated" in text
+    assert "19 of 19 teams (100%)" in text and "9 of the 19 rest on such a tie" in text
+    chart = organizer_client.get(reverse("puzzles:analytics_runs_chart", args=[SLUG]))
+    assert b"not shown: 19 runs without a known submission time" in chart.content
 
 
 @pytest.mark.django_db

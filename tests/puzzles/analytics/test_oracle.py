@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
+import json
+import math
+import random
 from xml.etree import ElementTree
 
 import pytest
@@ -14,7 +18,7 @@ from django.urls import reverse
 
 from ioleval.errors import AppError
 from puzzles.analytics.oracle.services import oracle_create
-from puzzles.analytics.stats.oracle import TaskFigure, oracle_combine
+from puzzles.analytics.stats.oracle import EXHAUSTIVE_LIMIT, TaskFigure, oracle_combine
 from puzzles.models import Competition, Output, Problem, System, Task
 from puzzles.selectors import leaderboard
 from puzzles.services import competition_rescore
@@ -49,14 +53,172 @@ def test_oracle_golden_values():
     assert oracle.gain == 0.2304
 
 
-def test_a_tie_goes_to_the_member_listed_first():
-    figures = {"A": {"t": TaskFigure(0.5, 0.5)}, "B": {"t": TaskFigure(0.5, 0.5)}}
-    assert (
-        oracle_combine(members=["A", "B"], tasks=[("t", 1)], figures=figures).supplier("t") == "A"
-    )
-    assert (
-        oracle_combine(members=["B", "A"], tasks=[("t", 1)], figures=figures).supplier("t") == "B"
-    )
+def test_a_tie_goes_to_chrf_then_em_then_the_name_first_never_to_the_order():
+    # t1: A and B both EM 0 (GM 0): B's chrF 0.6 beats A's 0.5. t2: identical figures: the
+    # name first in order (A), B tied. t3: A (EM 0.2, chrF 0) and B (EM 0, chrF 0) tie on
+    # GM (0) and chrF (0): A's higher EM decides.
+    figures = {
+        "A": {"t1": TaskFigure(0.0, 0.5), "t2": TaskFigure(0.5, 0.5), "t3": TaskFigure(0.2, 0.0)},
+        "B": {"t1": TaskFigure(0.0, 0.6), "t2": TaskFigure(0.5, 0.5), "t3": TaskFigure(0.0, 0.0)},
+    }
+    tasks = [("t1", 1), ("t2", 1), ("t3", 1)]
+    for members in (["A", "B"], ["B", "A"]):
+        oracle = oracle_combine(members=members, tasks=tasks, figures=figures)
+        assert [t.member for t in oracle.tasks] == ["B", "A", "A"]
+        assert [t.tied for t in oracle.tasks] == [(), ("B",), ()]
+        assert oracle.ties == 1
+
+
+def _first_listed_oracle(members, tasks, figures) -> float:
+    """The rule before issue 20, written out: per task the highest GM, the member listed
+    first on a tie; then the board's aggregate (weighted means, GM, 4 decimals)."""
+    rows = []
+    for task, weight in tasks:
+        best = None
+        for m in members:
+            f = figures[m].get(task)
+            if f is not None and (best is None or f.score > best.score):
+                best = f
+        rows.append((weight, best.em, best.chrf))
+    total = sum(w for w, _, _ in rows)
+    em = sum(w * e for w, e, _ in rows) / total
+    chrf = sum(w * c for w, _, c in rows) / total
+    return round(math.sqrt(em * chrf), 4)
+
+
+def _iolai_figures(iolai_dir):
+    """The IOL-AI records' official figures per task (scores only) and the tasks' weights."""
+    with open(iolai_dir / "task" / "solution.csv", newline="", encoding="utf-8") as handle:
+        tasks = [(row["id"], float(row["points"])) for row in csv.DictReader(handle)]
+    figures = {}
+    for path in sorted((iolai_dir / "submissions").glob("*/predictions.json")):
+        team = path.parent.name.split("_", 1)[1]
+        figures[team] = {
+            r["id"]: TaskFigure(r["scores"]["em"], r["scores"]["chrf"])
+            for r in json.loads(path.read_text(encoding="utf-8"))
+        }
+    return tasks, figures
+
+
+IOLAI_MEMBERS = ["arvindcr4", "BigRatz", "hhhar", "LOPE-NTU", "cabanosss"]
+# Three orders of the same five: the first-listed rule gave 0.2323, 0.2137 and 0.2370.
+IOLAI_ORDERS = [
+    (["arvindcr4", "BigRatz", "hhhar", "LOPE-NTU", "cabanosss"], 0.2323),
+    (["LOPE-NTU", "arvindcr4", "BigRatz", "hhhar", "cabanosss"], 0.2137),
+    (["cabanosss", "BigRatz", "arvindcr4", "hhhar", "LOPE-NTU"], 0.2370),
+]
+
+
+def test_the_iolai_members_in_three_orders_give_one_oracle_at_the_maximum(iolai_dir):
+    tasks, figures = _iolai_figures(iolai_dir)
+    # Before: the order decided (the issue's 0.2137, 0.2323, 0.2370).
+    assert [_first_listed_oracle(m, tasks, figures) for m, _ in IOLAI_ORDERS] == [
+        score for _, score in IOLAI_ORDERS
+    ]
+    oracles = [oracle_combine(members=m, tasks=tasks, figures=figures) for m, _ in IOLAI_ORDERS]
+    for oracle in oracles:
+        assert oracle.overall == oracles[0].overall
+        assert [t.member for t in oracle.tasks] == [t.member for t in oracles[0].tasks]
+        assert {s.member: s.share for s in oracle.shares} == {
+            s.member: s.share for s in oracles[0].shares
+        }
+        assert oracle.best_member == "arvindcr4"
+    assert oracles[0].overall.score == 0.2401
+    assert oracles[0].maximum == oracles[0].overall
+    # A certificate that 0.2401 is the maximum: on every task the chosen figures match or
+    # beat every member's on both EM and chrF, so no choice has a larger sum of either.
+    for task in oracles[0].tasks:
+        for member in IOLAI_MEMBERS:
+            other = figures[member][task.task]
+            assert task.em >= other.em and task.chrf >= other.chrf
+
+
+def _brute_force_maximum(members, tasks, figures) -> float:
+    """Try every choice of one member (with an output) per task: the best overall score."""
+    per_task = [[figures[m][t] for m in members if t in figures[m]] or [None] for t, _ in tasks]
+    total = sum(w for _, w in tasks)
+    if total == 0:
+        return 0.0  # the board's aggregate of tasks that weigh nothing
+    best = 0.0
+    for combo in itertools.product(*per_task):
+        em = sum(w * f.em for (_, w), f in zip(tasks, combo, strict=True) if f) / total
+        chrf = sum(w * f.chrf for (_, w), f in zip(tasks, combo, strict=True) if f) / total
+        best = max(best, round(math.sqrt(em * chrf), 4))
+    return best
+
+
+def test_the_maximum_can_exceed_the_per_task_best_by_hand():
+    # t1: B has the better GM (0.1 against A's 0) and is picked; t2: A alone (0.5, 0.5).
+    # Picks: EM (0.1 + 0.5) / 2 = 0.3, chrF 0.3, score 0.3. Taking A on t1 instead:
+    # EM 0.5 / 2 = 0.25, chrF 1.5 / 2 = 0.75, score sqrt(0.1875) = 0.4330.
+    figures = {
+        "A": {"t1": TaskFigure(0.0, 1.0), "t2": TaskFigure(0.5, 0.5)},
+        "B": {"t1": TaskFigure(0.1, 0.1)},
+    }
+    for limit in (EXHAUSTIVE_LIMIT, 0):
+        oracle = oracle_combine(
+            members=["A", "B"],
+            tasks=[("t1", 1), ("t2", 1)],
+            figures=figures,
+            exhaustive_limit=limit,
+        )
+        assert oracle.overall.score == 0.3 and oracle.maximum.score == 0.433
+        assert [t.member for t in oracle.tasks] == ["B", "A"]
+        assert [t.maximum_member for t in oracle.tasks] == ["A", "A"]
+    assert oracle.maximum_method == "exact Pareto search"
+
+
+@pytest.mark.parametrize("limit", [EXHAUSTIVE_LIMIT, 0])
+def test_the_maximum_is_the_brute_force_maximum(limit):
+    rng = random.Random(20)
+    for _ in range(150):
+        members = [f"M{i}" for i in range(rng.randint(1, 4))]
+        tasks = [(f"t{j}", rng.choice([0.0, 1.0, 1.0, 2.0])) for j in range(rng.randint(1, 6))]
+        figures = {
+            m: {
+                t: TaskFigure(rng.choice([0.0, 0.0, 0.25, 0.5, 1.0]), rng.choice([0.1, 0.4, 0.9]))
+                for t, _ in tasks
+                if rng.random() < 0.85
+            }
+            for m in members
+        }
+        orders = [members, members[::-1]]
+        results = [
+            oracle_combine(members=o, tasks=tasks, figures=figures, exhaustive_limit=limit)
+            for o in orders
+        ]
+        expected = _brute_force_maximum(members, tasks, figures)
+        for oracle in results:
+            assert oracle.maximum.score == expected
+            assert oracle.overall.score <= oracle.maximum.score
+            assert oracle.overall == results[0].overall
+            assert [t.member for t in oracle.tasks] == [t.member for t in results[0].tasks]
+
+
+@pytest.mark.parametrize("limit", [EXHAUSTIVE_LIMIT, 0])
+def test_the_maximum_is_the_brute_force_maximum_when_every_member_trades_em_for_chrf(limit):
+    # On every task the members' EM rises as their chrF falls: no member's figures cover
+    # another's, so every choice is a candidate (4^6 = 4,096 of them).
+    rng = random.Random(21)
+    for _ in range(40):
+        members = [f"M{i}" for i in range(4)]
+        tasks = [(f"t{j}", rng.choice([0.5, 1.0, 2.0])) for j in range(6)]
+        figures = {m: {} for m in members}
+        for t, _ in tasks:
+            ems = sorted(round(rng.random(), 3) for _ in members)
+            chrfs = sorted((round(rng.random(), 3) for _ in members), reverse=True)
+            for m, em, chrf in zip(members, ems, chrfs, strict=True):
+                figures[m][t] = TaskFigure(em, chrf)
+        oracle = oracle_combine(
+            members=members, tasks=tasks, figures=figures, exhaustive_limit=limit
+        )
+        assert oracle.maximum.score == _brute_force_maximum(members, tasks, figures)
+        # The choice it names reaches it.
+        chosen = [figures[t.maximum_member][t.task] for t in oracle.tasks]
+        total = sum(w for _, w in tasks)
+        em = sum(w * f.em for (_, w), f in zip(tasks, chosen, strict=True)) / total
+        chrf = sum(w * f.chrf for (_, w), f in zip(tasks, chosen, strict=True)) / total
+        assert round(math.sqrt(em * chrf), 4) == oracle.maximum.score
 
 
 def test_a_task_nobody_answered_counts_zero_and_shares_of_nothing_are_zero():
@@ -230,6 +392,11 @@ def test_the_page_previews_saves_and_lists(organizer_client):
     assert page.preview.overall.score == 0.7312 and page.preview.members == ("B", "A")
     html = response.content.decode()
     assert "73.1" in html and "Save as system" in html
+    # The attainable maximum beside it, with how it was found; here the per-task best is it.
+    maximum = html[html.index('id="oracle-maximum"') :]
+    assert "Attainable maximum <strong>73.1" in maximum and "every choice tried" in maximum
+    assert "The per-task best reaches it." in maximum
+    assert "never changes the oracle" in html
     save = reverse("puzzles:analytics_oracle_save", args=[competition.slug])
     response = organizer_client.post(save, {"members": ["A", "B"], "name": "O"}, follow=True)
     assert response.redirect_chain[-1][0].startswith(_url(competition))
@@ -259,8 +426,18 @@ def test_the_preview_exports(organizer_client, fmt):
     if fmt == "csv":
         rows = list(csv.reader(io.StringIO(response.content.decode())))
         assert rows[0][:4] == ["task", "weight", "member", "score"]
-        assert [r[2] for r in rows[1:]] == ["A", "B", "B", "oracle (upper bound)"]
-        assert rows[-1][3] == "0.7312"
+        assert [r[2] for r in rows[1:]] == [
+            "A",
+            "B",
+            "B",
+            "oracle (upper bound)",
+            "best choice of one member per task",
+        ]
+        # The golden oracle is the per-task best on both EM and chrF: the maximum is it.
+        assert rows[-2][3] == rows[-1][3] == "0.7312"
+        assert rows[-2][0] == "overall" and rows[-1][0] == "attainable maximum"
+        assert "every choice tried" in rows[-1][6]
+        assert [r[7] for r in rows[1:4]] == ["A", "B", "B"]
     else:
         assert response.content[:2] == b"PK"
     assert organizer_client.get(url + "?members=A").status_code == 404
@@ -291,7 +468,9 @@ def test_the_command_prints_each_choice_and_the_score():
     call_command("oracle_create", competition.slug, "--name", "BoN", "A", "B", stdout=out)
     lines = out.getvalue().splitlines()
     assert lines[:3] == ["t1: A 1.0000", "t2: B 0.7000", "t3: B 0.4000"]
-    assert lines[-1] == "Oracle 'BoN' saved: score 0.7312 (best member B 0.5008)"
+    assert lines[-1] == (
+        "Oracle 'BoN' saved: score 0.7312 (best member B 0.5008; attainable maximum 0.7312)"
+    )
     with pytest.raises(CommandError, match="at least two"):
         call_command("oracle_create", competition.slug, "--name", "X", "A")
 

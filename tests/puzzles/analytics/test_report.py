@@ -120,11 +120,15 @@ def _check_runs(competition, section):
             c["private_gain_missed"],
             yes_no[c["public_best_is_private_best"]],
             "" if c["selected_run"] is None else ("best public" if c["fallback"] else "team"),
+            "; ".join(map(str, c["best_public_runs"])),
+            "; ".join(map(str, c["best_private_runs"])),
         ]
         for c in section["selection"]
     ] == page.export_rows()
+    assert section["undated_runs"] == page.undated
     assert section["agreement"]["same"] == page.agreement.same
     assert section["agreement"]["teams"] == page.agreement.teams
+    assert section["agreement"]["ties"] == page.agreement.ties
     correlation = section["rank_correlation"]
     for name in ("n", "spearman", "spearman_p", "kendall", "kendall_p", "note"):
         assert correlation[name] == getattr(page.correlation, name), name
@@ -174,15 +178,18 @@ def _check_oracle(competition, section):
         _, rows = oracle_table(preview)
         assert [
             [t["task"], t["weight"], t["member"] or "", t["score"]] for t in entry["tasks"]
-        ] == [row[:4] for row in rows[:-1]]
+        ] == [row[:4] for row in rows[:-2]]
         # The preview lists members by board score, the saved oracle as they were given:
-        # compare by member (a tie goes to the member listed first in the saved order).
+        # compare by member (a tie in share goes to the name first in order, never the order).
         shares = {s.member: s.share for s in preview.shares}
         assert {s["member"]: s["share"] for s in entry["shares"]} == shares
         assert entry["top_share"] == max(shares.values())
-        first = next(m for m in entry["members"] if shares[m] == max(shares.values()))
+        first = min(m for m in entry["members"] if shares[m] == max(shares.values()))
         assert entry["top_member"] == first
         assert entry["recombined_score"] == preview.overall.score
+        assert rows[-1][0] == "attainable maximum"
+        assert entry["attainable_maximum"] == preview.maximum.score == rows[-1][3]
+        assert entry["attainable_maximum"] >= entry["recombined_score"]
         assert sum(s["share"] for s in entry["shares"]) == pytest.approx(1.0, abs=1e-3)
 
 

@@ -4,6 +4,7 @@ page, its chart and exports, query counts and the demo."""
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -27,6 +28,7 @@ from puzzles.analytics.stats.runs import (
     rank_correlation,
     selection_checks,
     team_runs,
+    undated,
 )
 from puzzles.errors import ImportFailure
 from puzzles.models import Competition, Problem, Run, RunOutput, System, Task, Technique
@@ -74,6 +76,20 @@ def test_submissions_per_day():
     days = per_day(FACTS)
     assert [(d.day.day, d.scored, d.failed) for d in days] == [(1, 3, 0), (2, 1, 1), (3, 1, 2)]
     assert sum(d.runs for d in days) == len(FACTS)
+    assert undated(FACTS) == 0
+
+
+def test_runs_without_a_known_time_are_undated_not_given_a_day():
+    # Two runs without a time: neither lands on day 1 (or any day); both are undated.
+    facts = [
+        *FACTS,
+        replace(FACTS[0], run=7, submitted_at=None),
+        replace(FACTS[2], run=8, submitted_at=None),
+    ]
+    days = per_day(facts)
+    assert [(d.day.day, d.scored, d.failed) for d in days] == [(1, 3, 0), (2, 1, 1), (3, 1, 2)]
+    assert undated(facts) == 2
+    assert sum(d.runs for d in days) + undated(facts) == len(facts)
 
 
 def test_selection_check_and_gain_missed():
@@ -90,7 +106,33 @@ def test_selection_check_and_gain_missed():
     assert c.best_private_run is None and c.private_gain_missed is None
     assert c.public_gain_missed == 0.0
     assert agreement(FACTS).same == 1 and agreement(FACTS).teams == 2
+    assert agreement(FACTS).ties == 0
     assert "1 of 2 teams (50%)" in agreement_sentence(agreement(FACTS))
+    assert "no agreement rests on such a tie" in agreement_sentence(agreement(FACTS))
+
+
+def test_a_tie_in_public_score_with_the_private_best_counts_as_agreement():
+    # D: runs 1 and 2 tie on public (0.5); run 2 is the private best: agreement, by a tie
+    # (before: the earliest tied run, 1, was "the" best public and D a miss).
+    # E: runs 1 and 2 tie on both scores: agreement, and no tie decides it.
+    # F: run 2 alone best on public, run 1 on private: a miss.
+    facts = [
+        _fact("D", 1, 0.5, 0.3),
+        _fact("D", 2, 0.5, 0.4, selected=True),
+        _fact("E", 1, 0.6, 0.2),
+        _fact("E", 2, 0.6, 0.2),
+        _fact("F", 1, 0.1, 0.9),
+        _fact("F", 2, 0.2, 0.1),
+    ]
+    a = agreement(facts)
+    assert (a.same, a.teams, a.ties) == (2, 3, 1)
+    sentence = agreement_sentence(a)
+    assert "2 of 3 teams (67%)" in sentence and "1 of the 2 rest on such a tie" in sentence
+    checks = {c.team: c for c in selection_checks(facts)}
+    assert checks["D"].best_public_runs == (1, 2) and checks["D"].best_private_runs == (2,)
+    assert checks["D"].public_best_is_private_best is True
+    assert checks["E"].public_best_is_private_best is True
+    assert checks["F"].public_best_is_private_best is False
 
 
 def test_rank_correlation_matches_scipy():

@@ -21,6 +21,7 @@ from puzzles.analytics.stats.techniques import (
     TaggedRun,
     bootstrap_interval,
     effect_sentence,
+    sign_flip_test,
     technique_effects,
 )
 from puzzles.analytics.technique_charts import techniques_forest
@@ -159,12 +160,69 @@ def test_sentences_in_plain_words():
     assert "Only 3 teams" in text
 
 
+def test_sign_flip_test_by_hand_and_against_scipy():
+    # [0.2, 0.0, 0.3]: 8 sign patterns (the 0 flips to itself); |mean| >= 0.5 / 3 for
+    # (+, ., +) and (-, ., -), twice each: 4 of 8, p = 0.5, exact.
+    assert sign_flip_test([0.2, 0.0, 0.3]) == (pytest.approx(0.5), "exact")
+    # Six positive differences: only all-plus and all-minus reach |mean|: 2 / 64.
+    assert sign_flip_test([0.1, 0.2, 0.3, 0.4, 0.5, 0.6]) == (pytest.approx(2 / 64), "exact")
+    assert sign_flip_test([0.1]) is None
+    # 15 teams: 2^15 > 10,000 patterns, so random ones with the seed, as scipy draws them.
+    values = list(np.random.default_rng(3).normal(0.05, 0.1, 15))
+    p, method = sign_flip_test(values)
+    expected = sps.permutation_test(
+        (np.array(values),),
+        np.mean,
+        permutation_type="samples",
+        n_resamples=10_000,
+        rng=np.random.default_rng(SEED),
+    ).pvalue
+    assert method == "random" and p == pytest.approx(expected)
+
+
+def _family_runs():
+    """Three techniques on their own teams: "a" on 6 teams, each +0.01k with it (exact
+    p = 2 / 64 = 0.03125), "b" on 7 teams likewise (p = 2 / 128 = 0.015625), "c" on 3 teams
+    with differences 0.2, 0.0, 0.3 (p = 0.5)."""
+    runs = []
+    for name, diffs in (
+        ("a", [0.01 * k for k in range(1, 7)]),
+        ("b", [0.01 * k for k in range(1, 8)]),
+        ("c", [0.2, 0.0, 0.3]),
+    ):
+        for k, diff in enumerate(diffs):
+            runs += [_run(f"{name}{k}", 1, 0.4 + diff, name), _run(f"{name}{k}", 2, 0.4)]
+    return runs
+
+
+def test_holm_flags_the_techniques_of_one_family_by_hand():
+    effects = _by_name(technique_effects(_family_runs()))
+    assert [effects[n].p for n in "abc"] == pytest.approx([2 / 64, 2 / 128, 0.5])
+    # Holm, m = 3: 3 x 0.015625 = 0.046875 (b), max(that, 2 x 0.03125) = 0.0625 (a),
+    # max(0.0625, 1 x 0.5) = 0.5 (c). Unadjusted, a (0.031) would pass 0.05 too.
+    assert [effects[n].p_adjusted for n in "abc"] == pytest.approx([0.0625, 0.046875, 0.5])
+    assert [effects[n].flagged for n in "abc"] == [False, True, False]
+    assert effects["a"].p < 0.05
+    text = effect_sentence(effects["b"], score="private")
+    assert "runs with it scored on the private score on average" in text
+    assert "Sign-flip test p = 0.0156 (exact), Holm-adjusted p = 0.0469: flagged." in text
+    assert "not flagged" in effect_sentence(effects["a"])
+    # A technique that no two teams compare is no test: not in the family.
+    one = _by_name(technique_effects([*_family_runs(), _run("z", 1, 0.9, "d"), _run("z", 2, 0.1)]))
+    assert one["d"].p is None and one["d"].p_adjusted is None and not one["d"].flagged
+    assert one["b"].p_adjusted == pytest.approx(0.046875)
+
+
 def test_forest_chart_is_svg_and_escapes():
     svg = techniques_forest(
-        [("<b>cot</b> & co", 3, 0.1, -0.05, 0.2), ("retry", 1, -0.1, None, None)]
+        [
+            ("<b>cot</b> & co", 3, 0.1, -0.05, 0.2, False),
+            ("retry", 1, -0.1, None, None, False),
+            ("voting", 7, 0.2, 0.1, 0.3, True),
+        ]
     )
     assert svg.startswith("<svg") and "<b>" not in svg and "&lt;b&gt;cot" in svg
-    assert "n=3" in svg and "No technique" in techniques_forest([])
+    assert "n=3" in svg and "voting (n=7) *" in svg and "No technique" in techniques_forest([])
 
 
 # --- tagging -----------------------------------------------------------------------------
@@ -336,6 +394,10 @@ def _build(n_teams: int) -> Competition:
             public_score=None
             if k == 4
             else 0.2 + 0.02 * i + 0.01 * (i % 3 + 2) * (k % 2) + 0.01 * k,
+            # Runs 0-2 only are on the private board, with private = public - 0.05.
+            private_score=0.15 + 0.02 * i + 0.01 * (i % 3 + 2) * (k % 2) + 0.01 * k
+            if k <= 2
+            else None,
         )
         for i, s in enumerate(systems)
         for k in range(5)
@@ -368,15 +430,25 @@ def test_page_shows_table_sentences_chart_and_forms(organizer_client):
     )
     text = response.content.decode()
     assert "21 of 25 runs are tagged; 20 runs are scored." in text
+    # The private score (the paper's) first, then the public; each its own Holm family.
+    private = text.index("Adoption and effect on the private score (the IOL-AI paper&#x27;s)")
+    public = text.index("Adoption and effect on the public score")
+    assert private < public
+    assert "15 scored runs with this score." in text[private:public]
+    assert "Holm&#x27;s step-down adjustment over the family of 2 tests" in text[private:public]
     # chain of thought on odd runs: every team has both; +0.05 - 0.01... per team
-    assert "5 of 5 teams (100%) used “chain of thought” on 10 scored runs." in text
+    assert "5 of 5 teams (100%) used “chain of thought” on 10 scored runs." in text[public:]
+    # On the private score (runs 0-2) chain of thought is on run 1 alone of each team.
+    assert "5 of 5 teams (100%) used “chain of thought” on 5 scored runs." in text[private:public]
+    assert "on the private score on average" in text and "Sign-flip test" in text
     assert "1 of 5 teams (20%) used “JSON”" in text and "No effect" in text
     assert 'list="technique-names"' in text and "team04" in text
     chart_url = reverse("puzzles:analytics_techniques_chart", args=[competition.slug])
     assert chart_url in text
     chart = organizer_client.get(chart_url)
     assert chart["Content-Type"] == "image/svg+xml" and b"<svg" in chart.content
-    assert b"chain of thought (n=5)" in chart.content
+    assert "chain of thought · private (n=5)".encode() in chart.content
+    assert "chain of thought · public (n=5)".encode() in chart.content
 
 
 def test_empty_page_says_so(organizer_client, db):
@@ -396,17 +468,24 @@ def test_exports(organizer_client):
     response = organizer_client.get(url)
     assert "techniques.csv" in response["Content-Disposition"]
     lines = response.content.decode().splitlines()
-    assert lines[0].startswith('"technique","teams_using","teams_with_scored_runs"')
-    assert len(lines) == 1 + 3
+    assert lines[0].startswith('"score","technique","teams_using","teams_with_scored_runs"')
+    assert '"p","p_method","p_holm","flagged_holm"' in lines[0]
+    assert len(lines) == 1 + 2 * 3
     xlsx = organizer_client.get(url.replace(".csv", ".xlsx"))
     rows = list(load_workbook(io.BytesIO(xlsx.content)).active.values)
-    assert rows[0][0] == "technique" and len(rows) == 4
-    by_name = {r[0]: r for r in rows[1:]}
+    assert rows[0][:2] == ("score", "technique") and len(rows) == 7
+    # The private score's rows first, then the public's.
+    assert [r[0] for r in rows[1:]] == ["private"] * 3 + ["public"] * 3
+    by_name = {(r[0], r[1]): r for r in rows[1:]}
     page = techniques_page(competition)
-    cot = {e.technique: e for e in page.effects}["chain of thought"]
-    assert by_name["chain of thought"][5] == 4
-    assert by_name["chain of thought"][6] == pytest.approx(cot.effect)
-    assert by_name["chain of thought"][7] == pytest.approx(cot.low)
+    for score in ("private", "public"):
+        cot = {e.technique: e for e in page.on(score).effects}["chain of thought"]
+        row = by_name[(score, "chain of thought")]
+        assert row[6] == 4
+        assert row[7] == pytest.approx(cot.effect)
+        assert row[8] == pytest.approx(cot.low)
+        assert row[10] == pytest.approx(cot.p) and row[12] == pytest.approx(cot.p_adjusted)
+        assert row[13] == ("yes" if cot.flagged else "no")
     assert organizer_client.get(url.replace(".csv", ".pdf")).status_code == 404
 
 
@@ -414,9 +493,14 @@ def test_json_for_the_report(db):
     competition = _build(3)
     data = techniques_json(competition)
     json.dumps(data)
-    assert data["score"] == "public" and data["interval"]["resamples"] == 10_000
-    cot = {t["technique"]: t for t in data["techniques"]}["chain of thought"]
-    assert cot["n"] == 3 and len(cot["teams"]) == 3 and cot["ci_low"] <= cot["effect"]
+    assert data["scores"] == ["private", "public"] and data["interval"]["resamples"] == 10_000
+    assert [part["score"] for part in data["by_score"]] == ["private", "public"]
+    assert "Holm" in data["multiplicity"]
+    for part in data["by_score"]:
+        cot = {t["technique"]: t for t in part["techniques"]}["chain of thought"]
+        assert cot["n"] == 3 and len(cot["teams"]) == 3 and cot["ci_low"] <= cot["effect"]
+        assert cot["p"] is not None and cot["p_holm"] >= cot["p"]
+        assert part["tested"] == sum(t["p"] is not None for t in part["techniques"])
 
 
 def test_jurors_get_403_and_anonymous_is_redirected(client, juror):
@@ -512,7 +596,7 @@ def test_demo_tags_give_adoption_and_two_techniques_over_three_teams(demo_compet
     tags = _tags(demo_competition)
     techniques_demo_load(demo_competition)
     assert _tags(demo_competition) == tags
-    effects = techniques_page(demo_competition).effects
+    effects = techniques_page(demo_competition).on("public").effects
     assert sum(e.n >= 3 and e.has_interval for e in effects) >= 2
     assert any(e.teams_using and e.n == 0 for e in effects)
     assert any(e.n == 1 and not e.has_interval for e in effects)
