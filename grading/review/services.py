@@ -15,8 +15,8 @@ worker and the web processes share one cache (CACHE_URL).
 
 Faults: while the shared cache cannot be reached, reviews are kept in the process's own
 memory (`review_cache`) and the page computes the review in the request; after a failure
-the process leaves the shared cache alone for CACHE_RETRY_SECONDS, so that a cache that
-hangs costs a page one timeout, not one per read; while the broker
+the process leaves the shared cache alone for a while (`ioleval.shared_cache`), so that a
+cache that hangs costs a page one timeout, not one per read; while the broker
 cannot be reached, the page computes it in the request too, and a finalization leaves it to
 the page (logged, never an error of the finalization, which has committed).
 """
@@ -32,16 +32,13 @@ from datetime import datetime
 from decimal import Decimal
 
 from celery import current_app
-from django.conf import settings
-from django.core.cache import cache
-from django.core.cache.backends.locmem import LocMemCache
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
-from redis.exceptions import RedisError
 
 from ioleval.celery import QueueUnavailable
 from ioleval.progress import DONE, RUNNING, STALLED, Progress
+from ioleval.shared_cache import CACHE_DOWN, FallbackCache
 from ioleval.wording import p_text
 from puzzles.models import Competition
 
@@ -637,66 +634,9 @@ def review_charts(review: Review) -> ReviewCharts:
     )
 
 
-# What a shared cache that is down raises (Django's Redis backend: redis-py's errors).
-CACHE_DOWN = (RedisError, OSError)
-# Where reviews go while the shared cache is down: this process's memory, a few at a time.
-_memory = LocMemCache("ioleval-review", {"TIMEOUT": CACHE_SECONDS, "OPTIONS": {"MAX_ENTRIES": 60}})
-# Once the shared cache has failed, this process leaves it alone for this long: a cache that
-# hangs costs each call its socket timeout (2 s), and a page makes several (state, body,
-# review, charts).
-CACHE_RETRY_SECONDS = 30
-_down_until: dict[str, float] = {}  # the cache's backend and location -> when to ask again
-
-
-class SharedCacheDown(ConnectionError):
-    """The shared cache failed a moment ago, so it was not asked (a CACHE_DOWN error)."""
-
-
-def _cache_name() -> str:
-    default = settings.CACHES["default"]
-    return f"{default['BACKEND']} {default.get('LOCATION', '')}"
-
-
-class ReviewCache:
-    """The shared cache, or this process's memory for each read or write the shared one fails.
-
-    After a failure the shared cache is not asked for CACHE_RETRY_SECONDS (SharedCacheDown at
-    once), so that a page pays for one slow call, not one a read."""
-
-    def get(self, key: str, default=None):
-        """Return the value under key from the shared cache, else from this process's memory."""
-        try:
-            return self.shared("get", key, default)
-        except CACHE_DOWN:
-            return _memory.get(key, default)
-
-    def set(self, key: str, value, timeout: int = CACHE_SECONDS) -> None:
-        """Keep the value in the shared cache, else in this process's memory."""
-        try:
-            self.shared("set", key, value, timeout)
-        except CACHE_DOWN:
-            _memory.set(key, value, timeout)
-
-    def shared(self, method: str, *args):
-        """Call a method of the shared cache; a CACHE_DOWN error when it fails or failed a
-        moment ago."""
-        name = _cache_name()
-        if time.monotonic() < _down_until.get(name, 0.0):
-            raise SharedCacheDown(f"the cache failed less than {CACHE_RETRY_SECONDS} s ago")
-        try:
-            return getattr(cache, method)(*args)
-        except CACHE_DOWN as error:
-            _down_until[name] = time.monotonic() + CACHE_RETRY_SECONDS
-            logger.warning(
-                "the cache cannot be reached (%s): reviews are kept in this process's memory"
-                " for %d s",
-                error,
-                CACHE_RETRY_SECONDS,
-            )
-            raise
-
-
-review_cache = ReviewCache()
+# Reviews while the shared cache is down: this process's memory, a few at a time
+# (ioleval.shared_cache says how a cache that fails is left alone for a while).
+review_cache = FallbackCache("the review", timeout=CACHE_SECONDS, max_entries=60)
 
 
 def review_cache_key(competition: Competition, *, resamples: int, fingerprint: str) -> str:
@@ -773,8 +713,8 @@ def review_state(*, competition: Competition, resamples: int = 10_000) -> Review
         cached = review_cache.shared("has_key", key)
     except CACHE_DOWN:  # no worker could hand its review to this process: build it here
         logger.warning("review of %s: the cache cannot be reached; computed here", competition.slug)
-        if _memory.get(key) is None:
-            _memory.set(key, review_build(competition=competition, resamples=resamples))
+        if review_cache.memory.get(key) is None:
+            review_cache.memory.set(key, review_build(competition=competition, resamples=resamples))
         return ReviewState(key, key, Progress(DONE))
     if not cached:
         _refresh(competition, resamples)  # without a worker (or broker), built here and now

@@ -8,13 +8,10 @@ pure analysis (`analysis`, `variants`) over that plain data.
 from __future__ import annotations
 
 import hashlib
-import logging
-import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from django.core.cache import cache
-from redis.exceptions import RedisError
+from ioleval.shared_cache import FallbackCache
 
 from ..models import ContextExample, ContextPuzzle, ContextQuestion
 from .analysis import (
@@ -38,16 +35,11 @@ PAGE_SEARCH_CAP = 1_000
 # The deletions compared depend only on the puzzle's content, the tokenizer and k: they are
 # cached under a digest of those, so an edited puzzle never reads a stale comparison.
 CACHE_SECONDS = 24 * 3600
-# What a shared cache that is down raises (Django's Redis backend: redis-py's errors), as
-# the result review names it (grading.review.services.CACHE_DOWN): the page then computes
-# the comparison in the request instead of failing, and, as the review does, leaves the
-# cache alone for CACHE_RETRY_SECONDS, so that a cache that hangs costs one page its
-# timeout, not every page.
-CACHE_DOWN = (RedisError, OSError)
-CACHE_RETRY_SECONDS = 30
-_cache_down_until = 0.0  # time.monotonic() before which the cache is not asked
-
-logger = logging.getLogger(__name__)
+# While the shared cache cannot be reached, comparisons are kept in this process's memory
+# and computed in the request (ioleval.shared_cache), as the result review does.
+deletions_cache = FallbackCache(
+    "the context lab's deletions", timeout=CACHE_SECONDS, max_entries=200
+)
 
 
 # --- the puzzle page -------------------------------------------------------------------
@@ -231,33 +223,13 @@ def _deletions_cached(
     examples: tuple[Example, ...],
     questions: tuple[Question, ...],
 ) -> tuple[DeletionLine, ...]:
-    """Return the comparison from the cache, else computed here (and kept, if the cache can)."""
-    if time.monotonic() < _cache_down_until:
-        return deletions_compared(analysis, k)
+    """Return the comparison from the cache, else computed here and kept."""
     key = deletions_cache_key(examples, questions, tokenizer=analysis.tokenizer, k=k)
-    try:
-        lines = cache.get(key)
-    except CACHE_DOWN as error:
-        _cache_down(error)
-        return deletions_compared(analysis, k)
+    lines = deletions_cache.get(key)
     if lines is None:
         lines = deletions_compared(analysis, k)
-        try:
-            cache.set(key, lines, CACHE_SECONDS)
-        except CACHE_DOWN as error:
-            _cache_down(error)
+        deletions_cache.set(key, lines)
     return lines
-
-
-def _cache_down(error: Exception) -> None:
-    """Leave the cache alone for CACHE_RETRY_SECONDS after it failed (logged)."""
-    global _cache_down_until
-    _cache_down_until = time.monotonic() + CACHE_RETRY_SECONDS
-    logger.warning(
-        "the cache cannot be reached (%s): deletions are computed in the request for %d s",
-        error,
-        CACHE_RETRY_SECONDS,
-    )
 
 
 def _cells(held: tuple[int, ...], n: int) -> tuple[str, ...]:

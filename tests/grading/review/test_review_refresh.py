@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from grading import tasks
 from grading.review import services
+from ioleval import shared_cache
 from puzzles.models import Competition
 from tests.faults import UNREACHABLE, broker_at, redis_cache_at, silent_server
 
@@ -165,7 +166,7 @@ def test_a_cache_that_hangs_is_waited_for_once(organizer_client, built, monkeypa
     """Each call to a hanging cache costs its socket timeout: the page's state, body,
     review and charts each paid it. After the first, the process leaves the cache alone."""
     calls = []
-    monkeypatch.setattr(services, "cache", _TimedCache(calls))
+    monkeypatch.setattr(shared_cache, "cache", _TimedCache(calls))
     with silent_server() as url, redis_cache_at(url):
         page = organizer_client.get(PAGE)
         chart = organizer_client.get(CHART)

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from puzzles.context import pages
+from ioleval import shared_cache
 from puzzles.context.analysis import Example, Question
 from puzzles.context.demo import context_demo_load
 from puzzles.context.pages import PAGE_SEARCH_CAP, corpus_page, puzzle_page
@@ -190,9 +190,9 @@ def test_the_puzzle_page_computes_its_deletions_when_the_cache_is_down(
     _save(PuzzleSpec("p", "P", "", examples, (question,)))
     down = _DownCache(reads=reads)
     clock = [1000.0]
-    monkeypatch.setattr(pages, "cache", down)
-    monkeypatch.setattr(pages, "time", SimpleNamespace(monotonic=lambda: clock[0]))
-    monkeypatch.setattr(pages, "_cache_down_until", 0.0)
+    monkeypatch.setattr(shared_cache, "cache", down)
+    monkeypatch.setattr(shared_cache, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(shared_cache, "_down_until", {})
     response = organizer_client.get(_page_url("p"))
     assert response.status_code == 200
     assert _deletion_rows(_text(response)) == [
@@ -202,10 +202,11 @@ def test_the_puzzle_page_computes_its_deletions_when_the_cache_is_down(
     # Unreachable for reads: computed here, and no write tried (it would wait a timeout).
     first = ["get", "set"] if reads else ["get"]
     assert down.calls == first
-    # For CACHE_RETRY_SECONDS the cache is left alone: the export (the same page) asks
-    # nothing of it; after that, it is asked again.
+    # For RETRY_SECONDS the cache is left alone: the export (the same page) asks nothing of
+    # it and reads the comparison kept in this process's memory; after that, it is asked
+    # again.
     export = reverse("puzzles:context_puzzle_export", args=["p", "deletions", "csv"])
-    clock[0] += pages.CACHE_RETRY_SECONDS - 1
+    clock[0] += shared_cache.RETRY_SECONDS - 1
     assert organizer_client.get(export).status_code == 200
     assert down.calls == first
     clock[0] += 2
