@@ -158,9 +158,7 @@ def _large_sample(kind: str, xs: np.ndarray, ys: np.ndarray) -> Test:
     return Test(float(r.statistic), float(r.pvalue), "normal approximation, tie-corrected")
 
 
-def permutation_p(
-    x: np.ndarray, y: np.ndarray, kinds: Sequence[str] = KINDS
-) -> dict[str, float]:
+def permutation_p(x: np.ndarray, y: np.ndarray, kinds: Sequence[str] = KINDS) -> dict[str, float]:
     """Return the exact two-sided permutation p-value of each coefficient in `kinds`: the
     share of the n! orderings of y against x whose coefficient is at least as large in
     absolute value as the observed one (ties kept; see the module docstring)."""
@@ -229,9 +227,7 @@ def _pearson_p(x: np.ndarray, y: np.ndarray) -> float:
     """Return the exact permutation p-value of Pearson's r (its numerator, within a relative
     RELATIVE_TOLERANCE of the observed one: floats)."""
     xc, yc = x - x.mean(), y - y.mean()
-    observed = abs(float(yc @ xc)) - RELATIVE_TOLERANCE * math.sqrt(
-        float(xc @ xc) * float(yc @ yc)
-    )
+    observed = abs(float(yc @ xc)) - RELATIVE_TOLERANCE * math.sqrt(float(xc @ xc) * float(yc @ yc))
     count = sum(int((np.abs(yc[block] @ xc) >= observed).sum()) for block in orderings(len(x)))
     return count / math.factorial(len(x))
 
