@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -68,16 +68,36 @@ class Test:
 
 @dataclass(frozen=True)
 class Bounds:
-    """An interval and its method, or none (low and high None) and the sentence why."""
+    """An interval and its method, or none (low and high None) and why (`why`, `reason`)."""
 
     low: float | None = None
     high: float | None = None
     method: str | None = None
-    reason: str | None = None
+    name: str = ""  # the coefficient's name, for the sentence: "Spearman rho"
+    why: str | None = None  # why there is no interval: "Fisher's interval needs at least 4 pairs"
 
     @property
     def interval(self) -> tuple[float, float] | None:
         return None if self.low is None or self.high is None else (self.low, self.high)
+
+    @property
+    def reason(self) -> str | None:
+        """Say why there is no interval in a sentence (None when there is one)."""
+        return None if self.why is None else f"No interval for {self.name}: {self.why}."
+
+
+def reasons(bounds: Iterable[Bounds]) -> list[str]:
+    """Say why intervals are missing, one sentence per reason: "No interval for Spearman rho
+    or Kendall tau: at exactly +1, Fisher's z is infinite." """
+    names: dict[str, list[str]] = {}
+    for b in bounds:
+        if b.why is not None:
+            names.setdefault(b.why, []).append(b.name)
+    return [
+        f"No interval for {', '.join(named[:-1]) + ' or ' if len(named) > 1 else ''}"
+        f"{named[-1]}: {why}."
+        for why, named in names.items()
+    ]
 
 
 # --- p-values ---------------------------------------------------------------------------------
@@ -270,14 +290,9 @@ def fisher_interval(kind: str, estimate: float, n: int, *, level: float = LEVEL)
     least = 5 if kind == "kendall" else 4
     name = NAMES[kind]
     if n < least:
-        return Bounds(
-            reason=f"No interval for {name}: Fisher's interval needs at least {least} pairs."
-        )
+        return Bounds(name=name, why=f"Fisher's interval needs at least {least} pairs")
     if abs(estimate) >= 1:
-        return Bounds(
-            reason=f"No interval for {name}: it is exactly {estimate:+.0f}, where Fisher's z is "
-            "infinite."
-        )
+        return Bounds(name=name, why=f"at exactly {estimate:+.0f}, Fisher's z is infinite")
     if kind == "pearson":
         se = 1 / math.sqrt(n - 3)
     elif kind == "spearman":
@@ -296,7 +311,7 @@ def percentile_bounds(
     estimates, or all of them equal (a zero-width interval says nothing)."""
     name = NAMES[kind]
     if estimates.size == 0:
-        return Bounds(reason=f"No interval for {name}: no bootstrap resample gave a figure.")
+        return Bounds(name=name, why="no bootstrap resample gave a figure")
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(estimates, [tail, 100 - tail])
     return bounds(float(low), float(high), method=method, name=name, bootstrap=True)
@@ -305,10 +320,10 @@ def percentile_bounds(
 def bounds(low: float, high: float, *, method: str, name: str, bootstrap: bool = False) -> Bounds:
     """Return [low, high] by `method`, unless it has no width: then none, and why."""
     if high - low > 1e-12 * max(1.0, abs(low), abs(high)):
-        return Bounds(low, high, method)
+        return Bounds(low, high, method, name)
     why = (
         f"the middle {LEVEL:.0%} of the bootstrap resamples all gave {low:.2f}"
         if bootstrap
         else f"the interval by {method} has no width"
     )
-    return Bounds(reason=f"No interval for {name}: {why}.")
+    return Bounds(name=name, why=why)

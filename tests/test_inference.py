@@ -12,7 +12,6 @@ from scipy import stats as sps
 
 from ioleval.inference import (
     EXACT_UP_TO,
-    Bounds,
     correlation_tests,
     fisher_interval,
     orderings,
@@ -175,9 +174,8 @@ def test_fisher_interval_of_ranks_uses_their_standard_errors():
 
 def test_no_fisher_interval_at_one_or_with_too_few_pairs():
     got = fisher_interval("spearman", 1.0, 5)
-    assert got == Bounds(
-        reason="No interval for Spearman rho: it is exactly +1, where Fisher's z is infinite."
-    )
+    assert got.interval is None
+    assert got.reason == "No interval for Spearman rho: at exactly +1, Fisher's z is infinite."
     assert fisher_interval("pearson", -1.0, 7).reason.startswith("No interval for Pearson r")
     assert fisher_interval("pearson", 0.5, 3).reason == (
         "No interval for Pearson r: Fisher's interval needs at least 4 pairs."
