@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from django.db import connection
@@ -209,6 +210,28 @@ def test_criterion_difficulty_uses_models_final_marks_and_contestants_shares():
     )
     # P1.1a: models 0.5, contestants 0.225, more than the 0.25 margin apart.
     assert [g.code for g in d.harder_for_humans] == ["P1.1a"]
+
+
+def test_criterion_fractions_are_exact_means():
+    built = review_competition()
+    data = review_data(built.competition)
+    marks = [{1: {"1a": "2", "1b": "3"}, 2: {"2a": "4", "2b": "0.5"}}]
+    marks += [system_marks(i) for i in range(4)]
+    maxima = {code: Fraction(m) for criteria in RUBRICS.values() for code, m, _ in criteria}
+    models = {
+        f"P{code[0]}.{code}": sum(Fraction(m[int(code[0])][code]) for m in marks)
+        / len(marks)
+        / maxima[code]
+        for code in maxima
+    }
+    assert data.model_fractions == models  # exact: Fractions, not float sums
+    # the contestants' means by hand (builders.py): 0.45 of 2, 0.9 of 3, 1.35 of 4, 0.45 of 1
+    assert data.human_fractions == {
+        "P1.1a": Fraction(9, 40),
+        "P1.1b": Fraction(3, 10),
+        "P2.2a": Fraction(27, 80),
+        "P2.2b": Fraction(9, 20),
+    }
 
 
 def test_provisional_before_finalization_and_not_after():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -351,6 +352,68 @@ def test_criterion_difficulty_ignores_missing_fractions():
     )
     assert got.codes == ("a", "c", "d")
     assert not math.isnan(got.spearman)
+
+
+def test_criterion_difficulty_compares_fractions_exactly():
+    # Each criterion's shares on three papers (points / maximum), and their means: a and b
+    # are both 7/30, c and d both 2/5, but summed as floats they differ.
+    papers = {
+        "a": ["0.1", "0.2", "0.4"],
+        "b": ["0.1", "0.3", "0.3"],
+        "c": ["0.1", "0.4", "0.7"],
+        "d": ["0.2", "0.4", "0.6"],
+        "e": ["0.9", "0.9", "0.6"],
+        "f": ["0", "0", "0.3"],
+    }
+    exact = {c: sum(Fraction(v) for v in vs) / 3 for c, vs in papers.items()}
+    floats = {c: sum(float(v) for v in vs) / 3 for c, vs in papers.items()}
+    assert exact["a"] == exact["b"] == Fraction(7, 30) and exact["c"] == exact["d"]
+    assert floats["a"] != floats["b"] and floats["c"] != floats["d"]  # the old ties lost
+    human = {
+        "a": Fraction(1, 2),
+        "b": Fraction(3, 10),
+        "c": Fraction(3, 5),
+        "d": Fraction(1, 5),
+        "e": Fraction(4, 5),
+        "f": Fraction(1, 10),
+    }
+    got = criterion_difficulty(exact, human, resamples=0)
+    # by hand: models' ranks f 1, a = b 2.5, c = d 4.5, e 6; contestants' in a..f order
+    # 4, 3, 5, 2, 6, 1
+    by_hand = sps.spearmanr([2.5, 2.5, 4.5, 4.5, 6, 1], [4, 3, 5, 2, 6, 1]).statistic
+    assert got.spearman == pytest.approx(by_hand, abs=1e-12)
+    codes = got.codes
+    on_fractions = sps.spearmanr(
+        [float(exact[c]) for c in codes], [float(human[c]) for c in codes]
+    ).statistic
+    assert got.spearman == pytest.approx(on_fractions, abs=1e-12)
+    assert (
+        got.note == "The models' fractions have 4 tied values; Spearman and Kendall allow for ties."
+    )
+    # the float means give another rho, and no ties
+    before = criterion_difficulty(floats, human, resamples=0)
+    assert before.spearman != pytest.approx(by_hand)
+
+
+def test_criterion_difficulty_margin_is_exact():
+    # g: the models got 3/10, the contestants 11/20: exactly a quarter apart, not more
+    model = {"g": Fraction(3, 10), "h": Fraction(1, 10), "i": Fraction(1, 2)}
+    human = {"g": Fraction(11, 20), "h": Fraction(2, 5), "i": Decimal("0.4")}
+    got = criterion_difficulty(model, human, resamples=0)
+    assert [g.code for g in got.harder_for_models] == ["h"]  # 3/10 apart
+    assert got.harder_for_models[0].difference == pytest.approx(0.3)
+    assert 0.55 - 0.3 > 0.25  # what the floats said of g
+
+
+def test_criterion_difficulty_keeps_the_order_of_fractions_floats_cannot_tell_apart():
+    tiny, tinier = Fraction(1, 10**20), Fraction(1, 10**20 + 1)
+    assert float(tiny) == float(tinier) and tinier < tiny
+    got = criterion_difficulty(
+        {"a": tiny, "b": tinier, "c": Fraction(1, 2)}, {"a": 0.1, "b": 0.2, "c": 0.3}, resamples=0
+    )
+    # models' order b < a < c, contestants' a < b < c: ranks (2, 1, 3) against (1, 2, 3)
+    assert got.spearman == pytest.approx(sps.spearmanr([2, 1, 3], [1, 2, 3]).statistic)
+    assert got.note is None or "tied" not in got.note
 
 
 @pytest.mark.parametrize("ties", [False, True])
