@@ -143,10 +143,10 @@ class CriterionPoint:
     humans: float | None
 
 
-# Per-problem correlations get bootstrap intervals up to this many systems: at IOL's five
-# the interval is the honest answer; at hundreds it is narrow, the p-value says as much, and
-# drawing it for every problem would cost more than the rest of the review together
-# (benchmarks/README.md, review_scale.py).
+# Per-problem Spearman and Kendall get bootstrap intervals (above ten systems; up to ten they
+# are Fisher's, drawn for nothing) up to this many systems: at hundreds the interval is
+# narrow, the p-value says as much, and drawing it for every problem would cost more than the
+# rest of the review together (benchmarks/README.md, review_scale.py).
 PROBLEM_INTERVALS_UP_TO = 50
 
 
