@@ -117,6 +117,19 @@ def test_correlation_matches_scipy_and_exact_permutation():
     assert data["pearson_ci_method"] == "Fisher z" and data["spearman_ci_method"] is None
 
 
+def test_golden_paper_table_sentence_names_each_method():
+    from grading.review.stats import correlate
+    from tests.grading.review.stats.test_correlation import GOLDEN_AUTO, GOLDEN_JURY
+
+    c = correlate(GOLDEN_AUTO, GOLDEN_JURY, names=("automatic scores", "jury totals"))
+    assert services.correlation_sentence(c) == (
+        "Over 5 systems, the jury's ranking and the automatic one agree with Spearman rho = "
+        "1.00, p = 0.0167; Pearson r = 0.99 (95% interval 0.91 to 1.00, Fisher z), p = 0.0167; "
+        "Kendall tau = 1.00, p = 0.0167 (p-values by exact permutation, all 120 orderings). "
+        "With n = 5 and no interval for rho, read its exact p-value rather than the point value."
+    )
+
+
 def test_ranges_compare_shares_of_each_scale():
     # the case: a 30-point jury spanning 19.5 points, automatic scores spanning 47.1
     # of 100; in points the jury's range looks smaller, as shares it is the wider one

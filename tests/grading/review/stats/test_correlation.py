@@ -70,6 +70,29 @@ def test_paper_like_five_systems_give_exact_p_and_fisher_interval():
     assert got.resamples == 0  # no bootstrap of five pairs
 
 
+# The IOL-AI paper's table: automatic metrics rank its five systems exactly as the jury does,
+# rho = 1.00, r = 0.99. Five (automatic, jury) pairs in one order with r = 0.994.
+GOLDEN_AUTO = [10.0, 20.0, 30.0, 40.0, 50.0]
+GOLDEN_JURY = [22.0, 29.0, 41.0, 52.0, 66.0]
+
+
+def test_golden_paper_table_five_systems():
+    got = correlate(GOLDEN_AUTO, GOLDEN_JURY, names=NAMES, items=SYSTEMS)
+    assert got.n == 5
+    assert got.spearman == 1.0
+    assert got.spearman_p == pytest.approx(2 / 120)  # 0.0167, exact; scipy's t: 1.4e-24
+    assert got.spearman_p_method == "exact permutation, all 120 orderings"
+    assert round(got.pearson, 3) == 0.994
+    r = sps.pearsonr(GOLDEN_AUTO, GOLDEN_JURY).statistic
+    half = 1.959963984540054 / math.sqrt(5 - 3)  # Fisher: z = atanh(r), SE 1/sqrt(n - 3)
+    assert got.pearson_ci == pytest.approx(
+        (math.tanh(math.atanh(r) - half), math.tanh(math.atanh(r) + half)), abs=1e-12
+    )
+    assert got.pearson_ci == pytest.approx((0.914, 0.9996), abs=1e-3)
+    assert got.pearson_ci_method == "Fisher z"
+    assert got.spearman_ci is None  # rather than "1.00 to 1.00"
+
+
 @pytest.mark.parametrize(("n", "p"), [(4, 2 / 24), (5, 2 / 120), (7, 2 / 5040)])
 def test_small_samples_get_exact_p_values(n, p):
     x = np.arange(n, dtype=float)
