@@ -53,6 +53,8 @@ NAMES = {"spearman": "Spearman rho", "pearson": "Pearson r", "kendall": "Kendall
 # Permutations are enumerated in blocks: every ordering of the last TAIL positions after
 # each ordered choice of the first n - TAIL (90 blocks of 40,320 rows at n = 10).
 TAIL = 8
+# Kendall's tau from its n (n - 1) / 2 pair signs up to this many pairs (half a million).
+INTEGER_TAU_UP_TO = 1000
 # Pearson's numerators are floats: an ordering counts as extreme within this relative margin.
 RELATIVE_TOLERANCE = 1e-12
 
@@ -148,7 +150,10 @@ def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float:
 
 
 def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
-    """Return Kendall's tau-b from integer pair counts (exactly +-1 at full agreement)."""
+    """Return Kendall's tau-b from integer pair counts (exactly +-1 at full agreement) up to
+    INTEGER_TAU_UP_TO pairs; above, scipy's (O(n log n); the pairs would not fit in memory)."""
+    if len(x) > INTEGER_TAU_UP_TO:
+        return float(sps.kendalltau(x, y).statistic)
     first, second = np.triu_indices(len(x), k=1)
     sx = np.sign(np.asarray(x)[second] - np.asarray(x)[first]).astype(np.int64)
     sy = np.sign(np.asarray(y)[second] - np.asarray(y)[first]).astype(np.int64)

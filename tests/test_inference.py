@@ -14,8 +14,10 @@ from ioleval.inference import (
     EXACT_UP_TO,
     correlation_tests,
     fisher_interval,
+    kendall_tau,
     orderings,
     percentile_bounds,
+    spearman_rho,
 )
 
 Z = 1.959963984540054  # the normal's 97.5% quantile
@@ -131,6 +133,20 @@ def test_above_ten_pairs_the_large_sample_methods_name_themselves():
     tied = correlation_tests(np.round(x), y, ["kendall"])["kendall"]
     assert tied.p == pytest.approx(sps.kendalltau(np.round(x), y, method="asymptotic").pvalue)
     assert tied.method == "normal approximation, tie-corrected"
+
+
+def test_statistics_are_scipys_and_exactly_one_at_full_agreement():
+    rng = np.random.default_rng(3)
+    for n in (3, 7, 40, 1200):  # 1200: Kendall's tau from scipy (too many pairs to list)
+        x = np.round(rng.normal(size=n) * 3)
+        y = np.round(x + rng.normal(size=n) * 3)
+        assert spearman_rho(x, y) == pytest.approx(sps.spearmanr(x, y).statistic, abs=1e-12)
+        assert kendall_tau(x, y) == pytest.approx(sps.kendalltau(x, y).statistic, abs=1e-12)
+    x = [0.1, 0.3, 0.5, 0.52, 0.71]
+    y = [2.5, 40, 55.5, 61, 79.5]
+    assert sps.spearmanr(x, y).statistic != 1.0  # 0.9999999999999999
+    assert spearman_rho(x, y) == 1.0 and kendall_tau(x, y) == 1.0
+    assert spearman_rho(x, y[::-1]) == -1.0 and kendall_tau(x, y[::-1]) == -1.0
 
 
 def test_constant_or_short_columns_are_refused():
