@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 
 from django.db.models import Count, Max, Min, Q
 
@@ -29,12 +30,13 @@ class ContestantsSummary:
 
 @dataclass(frozen=True)
 class CriterionShare:
-    """The mean fraction of a criterion's maximum that contestants got, over n contestants."""
+    """The mean fraction of a criterion's maximum that contestants got, over n contestants
+    (exact: equal shares compare equal)."""
 
     problem: int
     code: str
     maximum: Decimal
-    mean_fraction: float
+    mean_fraction: Fraction
     n: int
 
 
@@ -85,7 +87,7 @@ def contestant_criterion_shares(competition: Competition) -> list[CriterionShare
                     problem=problem.number,
                     code=criterion.code,
                     maximum=criterion.maximum,
-                    mean_fraction=float(total / n / criterion.maximum),
+                    mean_fraction=Fraction(total) / n / Fraction(criterion.maximum),
                     n=n,
                 )
             )

@@ -8,7 +8,8 @@ class IolevalConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from . import checks  # noqa: F401  (registers the deploy checks)
+        # the Celery app, for the shared tasks; the deploy checks, registered on import
+        from . import celery, checks  # noqa: F401
         from .sqlite import sqlite_wal
 
         # Sent once per app with models (this one has none); the mode is set at the first.

@@ -1,4 +1,5 @@
-"""How every page, chart, report and sentence writes a p-value: one rule, in one place."""
+"""How every page, chart, report and sentence writes a p-value (and an interval, with their
+methods): one rule, in one place."""
 
 from __future__ import annotations
 
@@ -20,3 +21,22 @@ def p_text(value: float | None) -> str:
     if value is None or math.isnan(value):
         return "p n/a"
     return f"p = {value:.3g}" if value >= P_FLOOR else f"p < {P_FLOOR:g}"
+
+
+def p_method_text(value: float | None, method: str | None) -> str:
+    """Return a p-value with the method that gave it: "p = 0.0167 (exact permutation, all 120
+    orderings)"; as p_text without a method or a p-value."""
+    text = p_text(value)
+    if not method or value is None or math.isnan(value):
+        return text
+    return f"{text} ({method})"
+
+
+def interval_text(interval: tuple[float, float] | None, method: str | None) -> str:
+    """Return an interval with its method: "95% interval 0.91 to 1.00, Fisher z"; "" for
+    none."""
+    if interval is None:
+        return ""
+    low, high = interval
+    text = f"95% interval {low:.2f} to {high:.2f}"
+    return f"{text}, {method}" if method else text

@@ -14,6 +14,7 @@ import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 
 from django.db import connections, router
 from django.db.models import Count, F, Func, OuterRef, Subquery, TextField, Value
@@ -81,8 +82,9 @@ class ReviewData:
     auto: dict[int, AutoScore]  # by system id; every system of the competition
     scale: JuryScale  # what totals are out of, and the medal thresholds on it
     contestant_totals: tuple[Decimal, ...]
-    model_fractions: dict[str, float]  # criterion label -> mean fraction over selected systems
-    human_fractions: dict[str, float]  # criterion label -> mean fraction over contestants
+    # criterion label -> mean fraction of its maximum, exact (equal shares are ties)
+    model_fractions: dict[str, Fraction]  # over the selected systems
+    human_fractions: dict[str, Fraction]  # over the contestants
     estimated_cells: int = 0  # cells not settled, counted at the mean of their marks
     missing_cells: int = 0  # cells without any submitted mark
     papers_missing: tuple[str, ...] = field(default_factory=tuple)  # codes of papers without total
@@ -136,7 +138,7 @@ def review_data(competition: Competition) -> ReviewData:
     number_of = {p.pk: p.number for p in problems}
     counted = {problem_id for _, _, problem_id, *_ in papers}
     systems: dict[int, dict] = {}
-    fractions: dict[str, list[float]] = defaultdict(list)
+    fractions: dict[str, list[Fraction]] = defaultdict(list)
     estimated = missing = 0
     papers_missing = []
     for paper_id, code, problem_id, system_id, name, tier, expected in papers:
@@ -171,7 +173,7 @@ def review_data(competition: Competition) -> ReviewData:
                 total = None
                 continue
             fractions[criterion_label(number, criterion.code)].append(
-                float(value / criterion.maximum)
+                Fraction(value) / Fraction(criterion.maximum)
             )
             if total is not None:
                 total += value
@@ -228,7 +230,9 @@ def review_data(competition: Competition) -> ReviewData:
         auto={a.system_id: a for a in system_auto_scores(competition)},
         scale=scale,
         contestant_totals=tuple(contestant_totals(competition)),
-        model_fractions={label: sum(v) / len(v) for label, v in sorted(fractions.items())},
+        model_fractions={
+            label: sum(v, Fraction(0)) / len(v) for label, v in sorted(fractions.items())
+        },
         human_fractions=human,
         estimated_cells=estimated,
         missing_cells=missing,

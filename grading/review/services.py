@@ -39,7 +39,7 @@ from django.utils import timezone
 from ioleval.celery import QueueUnavailable
 from ioleval.progress import DONE, RUNNING, STALLED, Progress
 from ioleval.shared_cache import CACHE_DOWN, FallbackCache
-from ioleval.wording import p_text
+from ioleval.wording import interval_text, p_method_text, p_text
 from puzzles.models import Competition
 
 from . import charts
@@ -60,7 +60,7 @@ from .stats import (
 
 logger = logging.getLogger(__name__)
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: exact small-sample p-values, methods named, ranges as shares
 CACHE_SECONDS = 24 * 60 * 60
 DIVERGENT_PAPERS = 10  # the most divergent papers listed
 SEED = 2026
@@ -123,9 +123,14 @@ class Divergence:
 
 @dataclass(frozen=True)
 class Ranges:
+    """The spread (max - min) of the jury totals in points and of the automatic scores on
+    0-100, and each as a share (0-1) of its own scale (the jury's: `Review.jury_maximum`)."""
+
     jury: float | None
     auto: float | None
     sentence: str
+    jury_share: float | None = None
+    auto_share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -135,10 +140,10 @@ class CriterionPoint:
     humans: float | None
 
 
-# Per-problem correlations get bootstrap intervals up to this many systems: at IOL's five
-# the interval is the honest answer; at hundreds it is narrow, the p-value says as much, and
-# drawing it for every problem would cost more than the rest of the review together
-# (benchmarks/README.md, review_scale.py).
+# Per-problem Spearman and Kendall get bootstrap intervals (above ten systems; up to ten they
+# are Fisher's, drawn for nothing) up to this many systems: at hundreds the interval is
+# narrow, the p-value says as much, and drawing it for every problem would cost more than the
+# rest of the review together (benchmarks/README.md, review_scale.py).
 PROBLEM_INTERVALS_UP_TO = 50
 
 
@@ -190,12 +195,13 @@ class Review:
 
     @property
     def problem_intervals_note(self) -> str:
-        """Say why the per-problem correlations have no intervals ("" when they have)."""
+        """Say why the per-problem Spearman and Kendall have no intervals ("" when they have)."""
         if self.problem_intervals:
             return ""
         return (
-            f"Intervals per problem are drawn up to {PROBLEM_INTERVALS_UP_TO} systems; over "
-            f"{len(self.systems)} they are narrow and the p-value tells as much."
+            f"Bootstrap intervals of Spearman and Kendall per problem are drawn up to "
+            f"{PROBLEM_INTERVALS_UP_TO} systems; over {len(self.systems)} they are narrow and the "
+            "p-value tells as much."
         )
 
     @property
@@ -265,6 +271,8 @@ class Review:
             "ranges": {
                 "jury": _round(self.ranges.jury),
                 "auto": _round(self.ranges.auto),
+                "jury_share": _round(self.ranges.jury_share),
+                "auto_share": _round(self.ranges.auto_share),
                 "sentence": self.ranges.sentence,
             },
             "divergent_papers": [
@@ -284,7 +292,9 @@ class Review:
                 "n": d.n,
                 "spearman": _round(d.spearman),
                 "spearman_p": _round(d.spearman_p, 6),
+                "spearman_p_method": d.spearman_p_method,
                 "spearman_ci": _interval(d.spearman_ci),
+                "spearman_ci_method": d.spearman_ci_method,
                 "criteria": [
                     {
                         "criterion": p.criterion,
@@ -448,7 +458,7 @@ def review_from_data(data: ReviewData, *, resamples: int = 10_000) -> Review:
         scale_source=data.scale.source if data.jury_maximum is not None else "",
         correlation=correlation,
         problem_correlations=problem_correlations,
-        ranges=_ranges(systems),
+        ranges=_ranges(systems, _float(data.jury_maximum)),
         divergences=divergences,
         divergent_papers=tuple(
             sorted(divergences, key=lambda d: (-abs(d.difference), d.paper))[:DIVERGENT_PAPERS]
@@ -504,7 +514,9 @@ def _difficulty(
         return (int(number) if number.isdigit() else 0), label
 
     points = tuple(
-        CriterionPoint(label, data.model_fractions.get(label), data.human_fractions.get(label))
+        CriterionPoint(
+            label, _float(data.model_fractions.get(label)), _float(data.human_fractions.get(label))
+        )
         for label in sorted(labels, key=key)
     )
     return points, criterion_difficulty(
@@ -512,14 +524,27 @@ def _difficulty(
     )
 
 
-def _ranges(systems: tuple[SystemReview, ...]) -> Ranges:
+def _ranges(systems: tuple[SystemReview, ...], jury_maximum: float | None) -> Ranges:
+    """Say how far the jury totals and the automatic scores spread, each as a share of its own
+    scale: the jury's points (`jury_maximum`), the automatic scores' 0-100."""
     jury = spread([s.jury_total for s in systems])
     auto = spread([s.auto_score for s in systems])
+    jury_share = jury / jury_maximum if jury is not None and jury_maximum else None
+    auto_share = auto / 100 if auto is not None else None
     parts = []
-    if jury is not None:
-        parts.append(f"jury spans {jury:.1f} points")
-    if auto is not None:
-        parts.append(f"automatic {auto:.1f}" if parts else f"automatic spans {auto:.1f} points")
+    if jury_share is not None:
+        parts.append(
+            f"the jury's totals span {jury_share:.0%} of its {jury_maximum:g}-point scale "
+            f"({jury:.1f} points)"
+        )
+    elif jury is not None:
+        parts.append(f"the jury's totals span {jury:.1f} points (no scale set to compare with)")
+    if auto_share is not None:
+        parts.append(
+            f"the automatic scores {auto_share:.0%} of theirs (0-100)"
+            if parts
+            else f"the automatic scores span {auto_share:.0%} of their 0-100 scale"
+        )
     if not parts:
         sentence = "Ranges need at least two systems with figures on each scale."
     else:
@@ -530,7 +555,7 @@ def _ranges(systems: tuple[SystemReview, ...]) -> Ranges:
         elif auto is None:
             sentence += "; the automatic range needs at least two automatic scores"
         sentence += "."
-    return Ranges(jury, auto, sentence)
+    return Ranges(jury, auto, sentence, jury_share, auto_share)
 
 
 def _notes(
@@ -591,7 +616,8 @@ def review_charts(review: Review) -> ReviewCharts:
     note = f"Spearman rho = {c.spearman:.2f}, n = {c.n}" if c.spearman is not None else f"n = {c.n}"
     d = review.difficulty
     difficulty_note = (
-        f"Spearman rho = {d.spearman:.2f}, {p_text(d.spearman_p)}, n = {d.n}"
+        f"Spearman rho = {d.spearman:.2f}, {p_method_text(d.spearman_p, d.spearman_p_method)}, "
+        f"n = {d.n}"
         if d.spearman is not None
         else ""
     )
@@ -807,27 +833,68 @@ def ordinal(n: int) -> str:
 
 
 def correlation_sentence(c: Correlation) -> str:
-    """Say the correlation in words, or why there is none."""
+    """Say the correlation in words, each figure with its p-value and interval and their
+    methods, or why there is none."""
     if c.spearman is None:
         return c.note or "No correlation can be given."
-    low, high = c.spearman_ci or (None, None)
-    interval = f" (95% interval {low:.2f} to {high:.2f})" if low is not None else ""
+    methods = {c.spearman_p_method, c.pearson_p_method, c.kendall_p_method}
+    shared = methods.pop() if len(methods) == 1 else None  # one method: named once, at the end
+
+    def figure(name: str, value: float, p: float | None, method: str | None, ci, ci_method):
+        interval = interval_text(ci, ci_method)
+        text = f"{name} = {value:.2f}" + (f" ({interval})" if interval else "")
+        return f"{text}, {p_text(p) if shared else p_method_text(p, method)}"
+
     text = (
-        f"Over {c.n} systems, the jury's ranking and the automatic one agree with Spearman "
-        f"rho = {c.spearman:.2f}{interval}, {p_text(c.spearman_p)}; Pearson r = {c.pearson:.2f}, "
-        f"Kendall tau = {c.kendall:.2f}."
+        f"Over {c.n} systems, the jury's ranking and the automatic one agree with "
+        + figure(
+            "Spearman rho",
+            c.spearman,
+            c.spearman_p,
+            c.spearman_p_method,
+            c.spearman_ci,
+            c.spearman_ci_method,
+        )
+        + "; "
+        + figure(
+            "Pearson r",
+            c.pearson,
+            c.pearson_p,
+            c.pearson_p_method,
+            c.pearson_ci,
+            c.pearson_ci_method,
+        )
+        + "; "
+        + figure(
+            "Kendall tau",
+            c.kendall,
+            c.kendall_p,
+            c.kendall_p_method,
+            c.kendall_ci,
+            c.kendall_ci_method,
+        )
+        + (f" (p-values by {shared})." if shared else ".")
     )
     if c.n < 10:
-        text += f" With n = {c.n} the interval is wide: read it rather than the point value."
+        if c.spearman_ci is not None:
+            text += f" With n = {c.n} the interval is wide: read it rather than the point value."
+        else:
+            text += (
+                f" With n = {c.n} and no interval for rho, read its exact p-value rather than "
+                "the point value."
+            )
     return text
 
 
 def difficulty_sentence(d: CriterionDifficulty) -> str:
     if d.spearman is None:
         return d.note or "Criterion difficulty cannot be compared."
+    interval = interval_text(d.spearman_ci, d.spearman_ci_method)
     text = (
         f"Over {d.n} criteria, what is hard for models and what is hard for contestants "
-        f"agree with Spearman rho = {d.spearman:.2f}, {p_text(d.spearman_p)}."
+        f"agree with Spearman rho = {d.spearman:.2f}"
+        + (f" ({interval})" if interval else "")
+        + f", {p_method_text(d.spearman_p, d.spearman_p_method)}."
     )
     if d.harder_for_models:
         text += " Much harder for models: " + ", ".join(g.code for g in d.harder_for_models) + "."
@@ -843,13 +910,19 @@ def _correlation_json(c: Correlation) -> dict:
         "n": c.n,
         "spearman": _round(c.spearman),
         "spearman_p": _round(c.spearman_p, 6),
+        "spearman_p_method": c.spearman_p_method,
         "spearman_ci": _interval(c.spearman_ci),
+        "spearman_ci_method": c.spearman_ci_method,
         "pearson": _round(c.pearson),
         "pearson_p": _round(c.pearson_p, 6),
+        "pearson_p_method": c.pearson_p_method,
         "pearson_ci": _interval(c.pearson_ci),
+        "pearson_ci_method": c.pearson_ci_method,
         "kendall": _round(c.kendall),
         "kendall_p": _round(c.kendall_p, 6),
+        "kendall_p_method": c.kendall_p_method,
         "kendall_ci": _interval(c.kendall_ci),
+        "kendall_ci_method": c.kendall_ci_method,
         "resamples": c.resamples,
         "note": c.note,
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -78,9 +79,10 @@ def test_points_form_sums_the_totals(competition):
         "A2": Decimal("1"),
     }
     shares = {(s.problem, s.code): s for s in contestant_criterion_shares(competition)}
-    assert shares[(1, "1a")].mean_fraction == pytest.approx((4 + 1) / 2 / 4)
-    assert shares[(1, "1b")].mean_fraction == pytest.approx(2.5 / 2 / 6)
-    assert shares[(2, "2a")].mean_fraction == pytest.approx(9.5 / 2 / 10)
+    # exact: (4 + 1) / 2 / 4, 2.5 / 2 / 6, 9.5 / 2 / 10 as fractions (equal shares are ties)
+    assert shares[(1, "1a")].mean_fraction == Fraction(5, 8)
+    assert shares[(1, "1b")].mean_fraction == Fraction(5, 24)
+    assert shares[(2, "2a")].mean_fraction == Fraction(19, 40)
     assert shares[(1, "1a")].n == 2
     summary = contestants_summary(competition)
     assert (summary.count, summary.with_points) == (2, 2)

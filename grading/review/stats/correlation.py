@@ -1,13 +1,31 @@
-"""Correlations with bootstrap intervals, ranges, ranks and criterion difficulty."""
+"""Correlations with exact small-sample p-values and intervals fitting n, ranges, ranks and
+criterion difficulty.
+
+The p-values and the intervals follow `ioleval.inference`, one rule for the whole project:
+exact permutation p-values up to EXACT_UP_TO pairs, large-sample methods above; Pearson's
+interval by Fisher's z; Spearman's and Kendall's by Fisher's z with their own standard errors
+up to EXACT_UP_TO pairs, by a percentile bootstrap of the pairs above (drawn here, fast);
+never a zero-width interval. Each figure carries its method's name."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
-from scipy import stats as sps
+
+from ioleval.inference import (
+    EXACT_UP_TO,
+    KINDS,
+    Bounds,
+    correlation_tests,
+    fisher_interval,
+    percentile_bounds,
+    reasons,
+)
 
 from ._common import (
     Interval,
@@ -15,7 +33,6 @@ from ._common import (
     bootstrap_note,
     fmt,
     join_notes,
-    percentile_interval,
     plural,
     present,
     resample_counts,
@@ -26,11 +43,14 @@ MIN_PAIRS = 3
 
 @dataclass(frozen=True)
 class Correlation:
-    """Spearman, Pearson and Kendall (tau-b) between two columns, with bootstrap 95% intervals.
+    """Spearman, Pearson and Kendall (tau-b) between two columns, with p-values and 95%
+    intervals, each with the name of its method (`<figure>_p_method`, `<figure>_ci_method`).
 
     Figures are None when they cannot be given, and `note` says why in a sentence; `note`
-    also mentions left-out pairs and ties. `skipped` counts bootstrap resamples in which a
-    column came out constant (no correlation exists there), left out of the intervals."""
+    also mentions left-out pairs, ties and each interval that cannot be given. `resamples` is
+    the number of bootstrap resamples drawn (0: none, as up to EXACT_UP_TO pairs); `skipped`
+    counts those in which a column came out constant (no correlation exists there), left out
+    of the intervals."""
 
     n: int
     spearman: float | None = None
@@ -47,6 +67,12 @@ class Correlation:
     resamples: int = 0
     skipped: int = 0
     note: str | None = None
+    spearman_p_method: str | None = None
+    pearson_p_method: str | None = None
+    kendall_p_method: str | None = None
+    spearman_ci_method: str | None = None
+    pearson_ci_method: str | None = None
+    kendall_ci_method: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +85,7 @@ class Columns:
     y: Sequence[object]
     names: tuple[str, str] = ("first scores", "second scores")
     items: tuple[str, str] = ("pair", "pairs")
+    kinds: tuple[str, ...] = KINDS  # the coefficients wanted; the others stay None
 
 
 def correlate(
@@ -69,13 +96,16 @@ def correlate(
     seed: int = 2026,
     names: tuple[str, str] = ("first scores", "second scores"),
     items: tuple[str, str] = ("pair", "pairs"),
+    kinds: tuple[str, ...] = KINDS,
 ) -> Correlation:
     """Correlate paired values (None or NaN on either side drops the pair).
 
     `names` are the two columns in the plural ("automatic scores", "jury totals") and `items`
-    what a pair is ("system", "systems"), for the sentences. The intervals are percentile
-    intervals over `resamples` resamples of the pairs (0 for none), seeded by `seed`."""
-    return correlations([Columns(x, y, names, items)], resamples=resamples, seed=seed)[0]
+    what a pair is ("system", "systems"), for the sentences. Above EXACT_UP_TO pairs,
+    Spearman's and Kendall's intervals are percentile intervals over `resamples` resamples of
+    the pairs (0 for none), seeded by `seed`."""
+    columns = Columns(x, y, names, items, kinds)
+    return correlations([columns], resamples=resamples, seed=seed)[0]
 
 
 def correlations(
@@ -84,14 +114,14 @@ def correlations(
     """Return correlate of each pair of columns, the same figures as one call each: the
     bootstraps of columns with the same number of pairs share their draws, as the calls would."""
     prepared = [_prepare(c) for c in columns]
-    active = [p for p in prepared if p[1] is not None]
-    built = {id(p): _Pairs(*p[1]) for p in active} if resamples > 0 else {}
-    found: dict[int, list[list[np.ndarray]]] = {id(p): [[], [], []] for p in active}
+    active = [p for p in prepared if p[1] is not None] if resamples > 0 else []
+    built = {id(p): _Pairs(*p[1]) for p in active}
+    found: dict[int, list[list[np.ndarray]]] = {id(p): [[], []] for p in active}
     skipped = dict.fromkeys(found, 0)
     by_size: dict[int, list] = {}
     for p in active:
         by_size.setdefault(p[0].n, []).append(p)
-    for n, group in by_size.items() if resamples > 0 else ():
+    for n, group in by_size.items():
         for w in resample_counts(np.random.default_rng(seed), n, resamples):
             w = w.astype(float)
             for p in group:
@@ -101,33 +131,42 @@ def correlations(
                     bucket.append(values)
     out = []
     for p in prepared:
-        result, pairs, notes = p
-        if pairs is not None:
-            cis = (
-                [percentile_interval(np.concatenate(f)) for f in found[id(p)]]
-                if resamples > 0
-                else [None, None, None]
-            )
+        result, pairs, notes, columns = p
+        if pairs is not None and resamples > 0:
+            method = f"percentile bootstrap of the {columns.items[1]}, {resamples:,} resamples"
+            drawn = {
+                kind: percentile_bounds(np.concatenate(f), kind=kind, method=method)
+                for f, kind in zip(found[id(p)], ("spearman", "kendall"), strict=True)
+                if kind in columns.kinds
+            }
             result = replace(
                 result,
-                spearman_ci=cis[0],
-                pearson_ci=cis[1],
-                kendall_ci=cis[2],
+                **{k: v for kind, b in drawn.items() for k, v in _bounds(kind, b).items()},
                 resamples=resamples,
                 skipped=skipped[id(p)],
                 note=join_notes(
-                    [*notes, bootstrap_note(skipped[id(p)], resamples, "had a constant column")]
+                    [
+                        *notes,
+                        *reasons(drawn.values()),
+                        bootstrap_note(skipped[id(p)], resamples, "had a constant column"),
+                    ]
                 ),
             )
         out.append(result)
     return out
 
 
+def _bounds(kind: str, bounds: Bounds) -> dict:
+    """Return a Correlation's fields for one figure's interval and its method."""
+    return {f"{kind}_ci": bounds.interval, f"{kind}_ci_method": bounds.method}
+
+
 def _prepare(
     columns: Columns,
-) -> tuple[Correlation, tuple[np.ndarray, np.ndarray] | None, list[str]]:
-    """Return the point figures of two columns, and what their bootstrap needs (None when
-    there is no correlation to give) with the notes so far."""
+) -> tuple[Correlation, tuple[np.ndarray, np.ndarray] | None, list[str], Columns]:
+    """Return the figures of two columns that need no bootstrap, what their bootstrap needs
+    (None when there is none to draw: no correlation, at most EXACT_UP_TO pairs, or neither
+    rank coefficient wanted) with the notes so far, and the columns."""
     x, y, names, items = columns.x, columns.y, columns.names, columns.items
     if len(x) != len(y):
         raise ValueError(f"correlate needs paired values, got {len(x)} and {len(y)}")
@@ -145,7 +184,7 @@ def _prepare(
             f"{have} {items[0] if n == 1 else items[1]} {verb} both figures; "
             f"a correlation needs at least {MIN_PAIRS}."
         )
-        return Correlation(n=n, dropped=dropped, note=join_notes(notes)), None, notes
+        return Correlation(n=n, dropped=dropped, note=join_notes(notes)), None, notes, columns
     xs = np.array([a for a, _ in kept])
     ys = np.array([b for _, b in kept])
     constant = [
@@ -154,29 +193,31 @@ def _prepare(
         if np.ptp(column) == 0
     ]
     if constant:
-        return Correlation(n=n, dropped=dropped, note=join_notes(notes + constant)), None, notes
+        result = Correlation(n=n, dropped=dropped, note=join_notes(notes + constant))
+        return result, None, notes, columns
     tied = (_tied_values(xs), _tied_values(ys))
     for count, name in zip(tied, names, strict=True):
         if count:
             notes.append(
                 f"The {name} have {count} tied values; Spearman and Kendall allow for ties."
             )
-    spearman = sps.spearmanr(xs, ys)
-    pearson = sps.pearsonr(xs, ys)
-    kendall = sps.kendalltau(xs, ys)
-    result = Correlation(
-        n=n,
-        spearman=float(spearman.statistic),
-        spearman_p=float(spearman.pvalue),
-        pearson=float(pearson.statistic),
-        pearson_p=float(pearson.pvalue),
-        kendall=float(kendall.statistic),
-        kendall_p=float(kendall.pvalue),
-        dropped=dropped,
-        tied=tied,
-        note=join_notes(notes),
-    )
-    return result, (xs, ys), notes
+    kinds = columns.kinds
+    tests = correlation_tests(xs, ys, kinds)
+    small = n <= EXACT_UP_TO  # too few pairs for a bootstrap: Fisher's z with their own SEs
+    intervals = {
+        kind: fisher_interval(kind, test.statistic, n)
+        for kind, test in tests.items()
+        if kind == "pearson" or small
+    }
+    notes += reasons(intervals.values())
+    fields = {}
+    for kind, test in tests.items():
+        fields |= {kind: test.statistic, f"{kind}_p": test.p, f"{kind}_p_method": test.method}
+    for kind, bounds in intervals.items():
+        fields |= _bounds(kind, bounds)
+    result = Correlation(n=n, dropped=dropped, tied=tied, note=join_notes(notes), **fields)
+    bootstrap = not small and bool({"spearman", "kendall"} & set(kinds))
+    return result, (xs, ys) if bootstrap else None, notes, columns
 
 
 def _tied_values(values: np.ndarray) -> int:
@@ -227,17 +268,15 @@ class _Pairs:
         concordance = np.sign(xs[:, None] - xs[None, :]) * np.sign(ys[:, None] - ys[None, :])
         self.float = np.float32 if len(xs) < EXACT_FLOAT32_POINTS else np.float64
         self.concordance = concordance.astype(self.float)
-        xs, ys = xs - xs.mean(), ys - ys.mean()  # centred: the moments do not cancel
-        self.moments = np.column_stack([xs, ys, xs**2, ys**2, xs * ys])
 
     def figures(self, w: np.ndarray):
         """Return, for draw counts w (resamples x points), which resamples have no constant
-        column, and their Spearman, Pearson and Kendall tau-b.
+        column, and their Spearman and Kendall tau-b (Pearson's interval is Fisher's).
 
         A resample's pairs are the original pairs counted w_i w_j times: Kendall's numerator
         is w C w' (C: the pairs' concordance signs) and its untied pairs are total^2 less the
         squared draws per tied value; Spearman is Pearson's r of the drawn copies' average
-        ranks (_Ranks); Pearson needs only weighted moments."""
+        ranks (_Ranks)."""
         total = w.sum(axis=1)
         rank_x, tied_x = self.ranks_x.of(w)
         rank_y, tied_y = self.ranks_y.of(w)
@@ -255,8 +294,7 @@ class _Pairs:
             total,
             *_weighted_moments(drawn, rank_x - middle, rank_y[:, self.y_at_x] - middle),
         )
-        pearson = _pearson_of_sums(total, *(w @ self.moments).T)
-        return ok, spearman, pearson, kendall
+        return ok, spearman, kendall
 
 
 def _weighted_moments(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -300,7 +338,7 @@ DIFFICULTY_MARGIN = 0.25
 @dataclass(frozen=True)
 class CriterionGap:
     """One criterion's mean fraction of points for models and humans; difference = human -
-    model (positive: harder for models)."""
+    model (positive: harder for models), computed exactly and given as floats."""
 
     code: str
     model: float
@@ -321,6 +359,8 @@ class CriterionDifficulty:
     harder_for_humans: tuple[CriterionGap, ...]
     margin: float
     note: str | None
+    spearman_p_method: str | None = None
+    spearman_ci_method: str | None = None
 
 
 def criterion_difficulty(
@@ -333,21 +373,30 @@ def criterion_difficulty(
 ) -> CriterionDifficulty:
     """Compare, over the rubric codes both sides have, the mean fraction (0-1) of each
     criterion's points that models and humans got: Spearman rho, and the criteria whose
-    fractions differ by more than `margin`, largest gap first."""
+    fractions differ by more than `margin`, largest gap first.
+
+    Fractions are compared exactly: give them as Fraction (or Decimal, int) and equal shares
+    are ties and a gap of exactly `margin` is not "more than" it (floats are taken at their
+    exact binary value; `margin` at its decimal one)."""
+    exact = {
+        side: {c: _exact(v) for c, v in fractions.items()}
+        for side, fractions in (("model", model_fraction), ("human", human_fraction))
+    }
+    model, human = exact["model"], exact["human"]
     codes = tuple(
-        sorted(
-            c
-            for c in model_fraction.keys() & human_fraction.keys()
-            if as_float(model_fraction[c]) is not None and as_float(human_fraction[c]) is not None
-        )
+        sorted(c for c in model.keys() & human.keys() if None not in (model[c], human[c]))
     )
-    gaps = [
-        CriterionGap(c, m, h, h - m)
-        for c in codes
-        for m, h in [(as_float(model_fraction[c]), as_float(human_fraction[c]))]
-    ]
-    harder_models = sorted((g for g in gaps if g.difference > margin), key=lambda g: -g.difference)
-    harder_humans = sorted((g for g in gaps if -g.difference > margin), key=lambda g: g.difference)
+    limit = Fraction(str(margin))
+    differences = {c: human[c] - model[c] for c in codes}
+    gaps = {
+        c: CriterionGap(c, float(model[c]), float(human[c]), float(differences[c])) for c in codes
+    }
+    harder_models = sorted(
+        (c for c in codes if differences[c] > limit), key=lambda c: -differences[c]
+    )
+    harder_humans = sorted(
+        (c for c in codes if -differences[c] > limit), key=lambda c: differences[c]
+    )
     if len(codes) < MIN_PAIRS:
         have = "No rubric codes" if not codes else f"Only {plural(len(codes), 'rubric code')}"
         result = Correlation(
@@ -357,12 +406,13 @@ def criterion_difficulty(
         )
     else:
         result = correlate(
-            [g.model for g in gaps],
-            [g.human for g in gaps],
+            _order_keeping_floats([model[c] for c in codes]),
+            _order_keeping_floats([human[c] for c in codes]),
             resamples=resamples,
             seed=seed,
             names=("models' fractions", "contestants' fractions"),
             items=("criterion", "criteria"),
+            kinds=("spearman",),
         )
     return CriterionDifficulty(
         n=len(codes),
@@ -370,8 +420,30 @@ def criterion_difficulty(
         spearman=result.spearman,
         spearman_p=result.spearman_p,
         spearman_ci=result.spearman_ci,
-        harder_for_models=tuple(harder_models),
-        harder_for_humans=tuple(harder_humans),
+        harder_for_models=tuple(gaps[c] for c in harder_models),
+        harder_for_humans=tuple(gaps[c] for c in harder_humans),
         margin=margin,
         note=result.note,
+        spearman_p_method=result.spearman_p_method,
+        spearman_ci_method=result.spearman_ci_method,
     )
+
+
+def _exact(value: object) -> Fraction | None:
+    """Return a number as an exact Fraction (None for a missing value: None or NaN)."""
+    if as_float(value) is None:
+        return None
+    if isinstance(value, Fraction | int | Decimal):
+        return Fraction(value)
+    return Fraction(float(value))  # a float, or a numpy number: its exact binary value
+
+
+def _order_keeping_floats(values: list[Fraction]) -> list[float]:
+    """Return the values as floats, or, where two different values would become the same
+    float, as their dense ranks: a rank correlation needs only their order and their ties,
+    and equal Fractions always give equal floats."""
+    floats = [float(v) for v in values]
+    if len(set(floats)) == len(set(values)):
+        return floats
+    order = {v: float(i) for i, v in enumerate(sorted(set(values)))}
+    return [order[v] for v in values]

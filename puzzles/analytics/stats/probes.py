@@ -11,9 +11,8 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from scipy import stats as sps
-
-from ioleval.wording import p_text
+from ioleval.inference import correlation_tests
+from ioleval.wording import p_method_text
 
 from .words import counted
 
@@ -37,8 +36,10 @@ class Accuracy:
 
 @dataclass(frozen=True)
 class ProbeCorrelation:
-    """Pearson and Spearman (with two-sided p-values) of probe accuracy against the automatic
-    score, across the `n` models that have both; figures None with `note` when not given."""
+    """Pearson and Spearman (with two-sided p-values and the methods that gave them:
+    `ioleval.inference`, exact permutation up to 10 models) of probe accuracy against the
+    automatic score, across the `n` models that have both; figures None with `note` when not
+    given."""
 
     probe_type: str
     n: int
@@ -47,6 +48,8 @@ class ProbeCorrelation:
     spearman: float | None = None
     spearman_p: float | None = None
     note: str | None = None
+    pearson_p_method: str | None = None
+    spearman_p_method: str | None = None
 
 
 def accuracies(counts: Iterable[tuple[str, str, int, int]]) -> list[Accuracy]:
@@ -102,15 +105,17 @@ def correlate(
             f"{'is' if len(constant) == 1 else 'are'} the same for all {n} models, so nothing "
             "varies with it.",
         )
-    pearson = sps.pearsonr(xs, ys)
-    spearman = sps.spearmanr(xs, ys)
+    tests = correlation_tests(xs, ys, ("pearson", "spearman"))
+    pearson, spearman = tests["pearson"], tests["spearman"]
     return ProbeCorrelation(
         probe_type,
         n,
-        pearson=float(pearson.statistic),
-        pearson_p=float(pearson.pvalue),
-        spearman=float(spearman.statistic),
-        spearman_p=float(spearman.pvalue),
+        pearson=pearson.statistic,
+        pearson_p=pearson.p,
+        spearman=spearman.statistic,
+        spearman_p=spearman.p,
+        pearson_p_method=pearson.method,
+        spearman_p_method=spearman.method,
     )
 
 
@@ -135,5 +140,6 @@ def sentence(c: ProbeCorrelation) -> str:
         return f"{c.probe_type}: {c.note}"
     return (
         f"{c.probe_type}: across {c.n} models, Pearson r = {c.pearson:.3f} "
-        f"({p_text(c.pearson_p)}), Spearman rho = {c.spearman:.3f} ({p_text(c.spearman_p)})."
+        f"({p_method_text(c.pearson_p, c.pearson_p_method)}), Spearman rho = "
+        f"{c.spearman:.3f} ({p_method_text(c.spearman_p, c.spearman_p_method)})."
     )

@@ -16,9 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from scipy import stats as sps
-
-from ioleval.wording import p_text
+from ioleval.inference import correlation_tests
+from ioleval.wording import p_method_text
 
 from .words import counted
 
@@ -132,7 +131,9 @@ class Agreement:
 
 @dataclass(frozen=True)
 class RankCorrelation:
-    """Spearman and Kendall of public against private score over `n` runs."""
+    """Spearman and Kendall of public against private score over `n` runs, with two-sided
+    p-values and the methods that gave them (`ioleval.inference`: exact permutation up to 10
+    runs)."""
 
     n: int
     spearman: float | None = None
@@ -140,6 +141,8 @@ class RankCorrelation:
     kendall: float | None = None
     kendall_p: float | None = None
     note: str | None = None
+    spearman_p_method: str | None = None
+    kendall_p_method: str | None = None
 
 
 def team_runs(runs: Iterable[RunFacts]) -> list[TeamRuns]:
@@ -277,13 +280,16 @@ def rank_correlation(runs: Iterable[RunFacts]) -> RankCorrelation:
             f"{'is' if len(constant) == 1 else 'are'} the same for all {n} runs, so there is "
             "no ranking to compare.",
         )
-    spearman, kendall = sps.spearmanr(xs, ys), sps.kendalltau(xs, ys)
+    tests = correlation_tests(xs, ys, ("spearman", "kendall"))
+    spearman, kendall = tests["spearman"], tests["kendall"]
     return RankCorrelation(
         n,
-        spearman=float(spearman.statistic),
-        spearman_p=float(spearman.pvalue),
-        kendall=float(kendall.statistic),
-        kendall_p=float(kendall.pvalue),
+        spearman=spearman.statistic,
+        spearman_p=spearman.p,
+        kendall=kendall.statistic,
+        kendall_p=kendall.p,
+        spearman_p_method=spearman.method,
+        kendall_p_method=kendall.method,
     )
 
 
@@ -293,7 +299,8 @@ def correlation_sentence(c: RankCorrelation) -> str:
         return c.note
     return (
         f"Across {c.n} runs with both scores, Spearman rho = {c.spearman:.3f} "
-        f"({p_text(c.spearman_p)}), Kendall tau = {c.kendall:.3f} ({p_text(c.kendall_p)})."
+        f"({p_method_text(c.spearman_p, c.spearman_p_method)}), Kendall tau = "
+        f"{c.kendall:.3f} ({p_method_text(c.kendall_p, c.kendall_p_method)})."
     )
 
 

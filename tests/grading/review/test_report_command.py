@@ -22,7 +22,14 @@ def test_report_prints_the_review_as_json():
     assert data["provisional"] is False
     assert [s["system"] for s in data["systems"]][:2] == ["Computed", "Ext 3"]
     assert data["correlation"]["n"] == 5
-    assert data["ranges"] == {"jury": 9.0, "auto": 90.0, "sentence": data["ranges"]["sentence"]}
+    assert data["ranges"] == {
+        "jury": 9.0,
+        "auto": 90.0,
+        "jury_share": 0.9,  # 9 of the jury's 10 points
+        "auto_share": 0.9,  # 90 of 100
+        "sentence": data["ranges"]["sentence"],
+    }
+    assert data["correlation"]["spearman_p_method"] == "exact permutation, all 120 orderings"
 
 
 def test_report_writes_a_file(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from django.db import connection
@@ -79,24 +80,93 @@ def test_figures_per_system_match_hand_values():
     assert not review.provisional and review.unfinalized == ()
 
 
-def test_correlation_matches_scipy():
+def test_correlation_matches_scipy_and_exact_permutation():
     built = review_competition()
     review = review_build(competition=built.competition, resamples=R)
     auto = [s.auto_score for s in review.systems]
     jury = [s.jury_total for s in review.systems]
     c = review.correlation
-    assert c.n == 5 and c.resamples == R
+    assert c.n == 5 and c.resamples == 0  # five systems: exact p, Fisher intervals, no bootstrap
     assert c.spearman == pytest.approx(sps.spearmanr(auto, jury).statistic)
     assert c.pearson == pytest.approx(sps.pearsonr(auto, jury).statistic)
-    assert c.pearson_p == pytest.approx(sps.pearsonr(auto, jury).pvalue)
     assert c.kendall == pytest.approx(sps.kendalltau(auto, jury).statistic)
-    assert c.kendall_p == pytest.approx(sps.kendalltau(auto, jury).pvalue)
+    # the same order under both (ranks 1-5 above): 2 of the 120 orderings are as extreme
+    assert c.spearman == 1.0
+    assert c.spearman_p == pytest.approx(2 / 120) and c.kendall_p == pytest.approx(2 / 120)
+    assert c.spearman_p_method == "exact permutation, all 120 orderings"
     low, high = c.pearson_ci
-    assert low <= c.pearson <= high
+    assert low <= c.pearson <= high and c.pearson_ci_method == "Fisher z"
+    assert c.spearman_ci is None  # rho = 1: none, and the note says why
+    assert "No interval for Spearman rho or Kendall tau: at exactly +1" in c.note
     assert review.ranges.jury == pytest.approx(9.0)
     assert review.ranges.auto == pytest.approx(90.0)
-    assert review.ranges.sentence == "Jury spans 9.0 points, automatic 90.0."
-    assert "With n = 5 the interval is wide" in review.correlation_sentence
+    # each on its own scale: 9 of the jury's 10 points, 90 of the automatic 100
+    assert review.ranges.jury_share == pytest.approx(0.9)
+    assert review.ranges.auto_share == pytest.approx(0.9)
+    assert review.ranges.sentence == (
+        "The jury's totals span 90% of its 10-point scale (9.0 points), "
+        "the automatic scores 90% of theirs (0-100)."
+    )
+    sentence = review.correlation_sentence
+    assert "Spearman rho = 1.00, p = 0.0167;" in sentence
+    assert "(p-values by exact permutation, all 120 orderings)." in sentence
+    assert "With n = 5 and no interval for rho, read its exact p-value" in sentence
+    data = review.as_json()["correlation"]
+    assert data["spearman_p"] == pytest.approx(0.016667)
+    assert data["spearman_p_method"] == "exact permutation, all 120 orderings"
+    assert data["pearson_ci_method"] == "Fisher z" and data["spearman_ci_method"] is None
+
+
+def test_golden_paper_table_sentence_names_each_method():
+    from grading.review.stats import correlate
+    from tests.grading.review.stats.test_correlation import GOLDEN_AUTO, GOLDEN_JURY
+
+    c = correlate(GOLDEN_AUTO, GOLDEN_JURY, names=("automatic scores", "jury totals"))
+    assert services.correlation_sentence(c) == (
+        "Over 5 systems, the jury's ranking and the automatic one agree with Spearman rho = "
+        "1.00, p = 0.0167; Pearson r = 0.99 (95% interval 0.91 to 1.00, Fisher z), p = 0.0167; "
+        "Kendall tau = 1.00, p = 0.0167 (p-values by exact permutation, all 120 orderings). "
+        "With n = 5 and no interval for rho, read its exact p-value rather than the point value."
+    )
+
+
+def test_ranges_compare_shares_of_each_scale():
+    # the issue's case: a 30-point jury spanning 19.5 points, automatic scores spanning 47.1
+    # of 100; in points the jury's range looks smaller, as shares it is the wider one
+    systems = tuple(
+        services.SystemReview(
+            system=name,
+            tier="",
+            external=False,
+            auto_score=auto,
+            exact_match=None,
+            chrf=None,
+            auto_by_problem={},
+            jury_total=jury,
+            jury_by_problem={},
+            auto_rank=None,
+            jury_rank=None,
+            medal=None,
+            equivalent_rank=None,
+            percentile=None,
+            contestants=0,
+            papers={},
+        )
+        for name, auto, jury in [("A", 10.0, 5.0), ("B", 57.1, 24.5), ("C", 30.0, 12.0)]
+    )
+    ranges = services._ranges(systems, 30.0)
+    assert ranges.jury_share == pytest.approx(19.5 / 30)  # 0.65
+    assert ranges.auto_share == pytest.approx(47.1 / 100)
+    assert ranges.sentence == (
+        "The jury's totals span 65% of its 30-point scale (19.5 points), "
+        "the automatic scores 47% of theirs (0-100)."
+    )
+    unscaled = services._ranges(systems, None)
+    assert unscaled.jury_share is None
+    assert unscaled.sentence == (
+        "The jury's totals span 19.5 points (no scale set to compare with), "
+        "the automatic scores 47% of theirs (0-100)."
+    )
 
 
 def test_each_problem_has_its_own_correlation_on_a_common_scale():
@@ -153,6 +223,28 @@ def test_criterion_difficulty_uses_models_final_marks_and_contestants_shares():
     )
     # P1.1a: models 0.5, contestants 0.225, more than the 0.25 margin apart.
     assert [g.code for g in d.harder_for_humans] == ["P1.1a"]
+
+
+def test_criterion_fractions_are_exact_means():
+    built = review_competition()
+    data = review_data(built.competition)
+    marks = [{1: {"1a": "2", "1b": "3"}, 2: {"2a": "4", "2b": "0.5"}}]
+    marks += [system_marks(i) for i in range(4)]
+    maxima = {code: Fraction(m) for criteria in RUBRICS.values() for code, m, _ in criteria}
+    models = {
+        f"P{code[0]}.{code}": sum(Fraction(m[int(code[0])][code]) for m in marks)
+        / len(marks)
+        / maxima[code]
+        for code in maxima
+    }
+    assert data.model_fractions == models  # exact: Fractions, not float sums
+    # the contestants' means by hand (builders.py): 0.45 of 2, 0.9 of 3, 1.35 of 4, 0.45 of 1
+    assert data.human_fractions == {
+        "P1.1a": Fraction(9, 40),
+        "P1.1b": Fraction(3, 10),
+        "P2.2a": Fraction(27, 80),
+        "P2.2b": Fraction(9, 20),
+    }
 
 
 def test_provisional_before_finalization_and_not_after():
@@ -404,19 +496,25 @@ def test_edits_in_place_move_the_fingerprint_and_reach_the_review():
 
 
 def test_per_problem_intervals_stop_above_the_limit(monkeypatch):
+    from grading.review.stats import correlation
+
+    # Five systems get exact p-values and Fisher intervals, no bootstrap: treat them as many
+    # for the bootstrap, then put the per-problem limit below them.
+    monkeypatch.setattr(correlation, "EXACT_UP_TO", 4)
     built = review_competition()
     review = review_build(competition=built.competition, resamples=R)
     assert review.problem_intervals and review.problem_intervals_note == ""
-    assert all(p.correlation.spearman_ci for p in review.problem_correlations)
+    assert all(p.correlation.resamples == R for p in review.problem_correlations)
     monkeypatch.setattr(services, "PROBLEM_INTERVALS_UP_TO", len(review.systems) - 1)
     fewer = review_build(competition=built.competition, resamples=R)
     assert not fewer.problem_intervals
     assert fewer.problem_intervals_note.startswith(
-        f"Intervals per problem are drawn up to {len(review.systems) - 1} systems; over "
-        f"{len(review.systems)}"
+        "Bootstrap intervals of Spearman and Kendall per problem are drawn up to "
+        f"{len(review.systems) - 1} systems; over {len(review.systems)}"
     )
     for before, after in zip(review.problem_correlations, fewer.problem_correlations, strict=True):
-        assert after.correlation.spearman_ci is None
+        assert after.correlation.resamples == 0 and after.correlation.kendall_ci is None
+        assert after.correlation.pearson_ci == before.correlation.pearson_ci  # Fisher's
         assert after.correlation.spearman == before.correlation.spearman
         assert after.correlation.spearman_p == before.correlation.spearman_p
     assert fewer.correlation == review.correlation  # the overall keeps its interval

@@ -50,7 +50,11 @@ def test_the_organizer_sees_the_page(organizer_client, built):
     assert "Provisional: problems 1, 2 are not finalized yet" in page
     assert 'class="pill"' in page and "external" in page  # external systems labelled
     assert "Spearman rho" in page and "n = 5" in page
-    assert "Jury spans 9.0 points, automatic 90.0." in page
+    assert (
+        "The jury&#x27;s totals span 90% of its 10-point scale (9.0 points), "
+        "the automatic scores 90% of theirs (0-100)."
+    ) in page
+    assert "exact permutation, all 120 orderings" in page
     assert "3rd of 10" in page
     # The five charts are images of their own URL, each with its alternative text.
     for name in CHARTS:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
@@ -42,17 +43,42 @@ def test_accuracies_count_per_model_and_type_and_overall():
     assert [a.probe_type for a in table][:3] == ["context", "lexicon", ALL]
 
 
-def test_correlation_matches_scipy():
+def exact_p(x, y, statistic) -> float:
+    """Return scipy's exact two-sided permutation p (|statistic| at least the observed)."""
+    return sps.permutation_test(
+        (y,),
+        lambda v: abs(statistic(x, v).statistic),
+        permutation_type="pairings",
+        n_resamples=np.inf,
+        alternative="greater",
+    ).pvalue
+
+
+def test_correlation_matches_scipy_with_exact_p_values():
     x = [0.2, 0.5, 0.45, 0.9, 0.7, 0.1]
     y = [0.3, 0.4, 0.6, 0.8, 0.65, 0.2]
     c = correlate(zip(x, y, strict=True), probe_type="lexicon")
     pearson, spearman = sps.pearsonr(x, y), sps.spearmanr(x, y)
     assert c.n == 6 and c.note is None
     assert c.pearson == pytest.approx(pearson.statistic)
-    assert c.pearson_p == pytest.approx(pearson.pvalue)
     assert c.spearman == pytest.approx(spearman.statistic)
-    assert c.spearman_p == pytest.approx(spearman.pvalue)
+    # six models: exact permutation p-values over the 720 orderings
+    assert c.pearson_p == pytest.approx(exact_p(x, y, sps.pearsonr))
+    assert c.spearman_p == pytest.approx(exact_p(x, y, sps.spearmanr))
+    assert c.spearman_p_method == c.pearson_p_method == "exact permutation, all 720 orderings"
     assert "Pearson r = " in sentence(c) and "6 models" in sentence(c)
+    assert "(exact permutation, all 720 orderings)" in sentence(c)
+
+
+def test_correlation_above_ten_models_uses_the_t_approximations():
+    rng = np.random.default_rng(5)
+    x = rng.uniform(size=14)
+    y = x + rng.normal(0, 0.3, size=14)
+    c = correlate(zip(x, y, strict=True))
+    assert c.pearson_p == pytest.approx(sps.pearsonr(x, y).pvalue)
+    assert c.spearman_p == pytest.approx(sps.spearmanr(x, y).pvalue)
+    assert c.pearson_p_method == "t test, 12 df (normal pairs)"
+    assert c.spearman_p_method == "t approximation, 12 df"
 
 
 def test_correlations_per_type_leave_out_models_without_a_score():
@@ -67,7 +93,7 @@ def test_correlations_per_type_leave_out_models_without_a_score():
     ys = [scores[a.model] for a in table if a.probe_type == "b"]
     assert found["b"].n == 5
     assert found["b"].spearman == pytest.approx(sps.spearmanr(xs, ys).statistic)
-    assert found["b"].pearson_p == pytest.approx(sps.pearsonr(xs, ys).pvalue)
+    assert found["b"].pearson_p == pytest.approx(exact_p(xs, ys, sps.pearsonr))
 
 
 def test_degenerate_cases_are_sentences():

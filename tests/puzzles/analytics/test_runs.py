@@ -146,10 +146,21 @@ def test_rank_correlation_matches_scipy():
     spearman, kendall = sps.spearmanr(public, private), sps.kendalltau(public, private)
     assert c.n == 7 and c.note is None
     assert c.spearman == pytest.approx(spearman.statistic)
-    assert c.spearman_p == pytest.approx(spearman.pvalue)
     assert c.kendall == pytest.approx(kendall.statistic)
-    assert c.kendall_p == pytest.approx(kendall.pvalue)
-    assert "Spearman rho = " in correlation_sentence(c) and "Kendall tau" in correlation_sentence(c)
+    # seven runs (a tie in the public score): scipy's exact permutation test over 5,040
+    for p_value, statistic in [(c.spearman_p, sps.spearmanr), (c.kendall_p, sps.kendalltau)]:
+        exact = sps.permutation_test(
+            (private,),
+            lambda v, s=statistic: abs(s(public, v).statistic),
+            permutation_type="pairings",
+            n_resamples=float("inf"),
+            alternative="greater",
+        )
+        assert p_value == pytest.approx(exact.pvalue)
+    assert c.spearman_p_method == c.kendall_p_method == "exact permutation, all 5,040 orderings"
+    text = correlation_sentence(c)
+    assert "Spearman rho = " in text and "Kendall tau" in text
+    assert "(exact permutation, all 5,040 orderings)" in text
 
 
 def test_degenerate_correlations_are_sentences():
