@@ -1,18 +1,24 @@
 """Juror agreement per problem and criterion: discrepant cells before consensus, Krippendorff's
-alpha, ICC(2,k), each juror's deviation from the final marks (issue 8, item 8).
+alpha, ICC(A,k) and ICC(A,1), and each juror's severity (issue 8, item 8; issue 20, part 4).
 
 A cell is one criterion of one paper. Every figure rests on the jurors' marks *as submitted*:
 a juror's independent verdict, before discussion moved it (a revision after submitting is
 recorded in the mark's history, and agreement measured on revised marks would only measure
 the consensus). Drafts never count: a juror's unsubmitted marks are private. Jurors are named,
 so this is for organizers and the chair only; the caller checks the role.
+
+A problem's figures pool its criteria on marks as a share of each criterion's maximum (points /
+maximum), so that a 10-point criterion does not outweigh a 1-point one and the figures measure
+the jurors rather than how the criteria's scales differ; a criterion's own figures are on its
+points (alpha and ICC do not change when one criterion's marks are divided by its maximum).
+Every interval resamples papers, each with all its cells (SCALE and RESAMPLING say so).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Q
@@ -20,36 +26,75 @@ from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRe
 from puzzles.models import Competition
 
 from ..consensus import DISCREPANT, cell_state
-from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
+from ..models import Assignment, Mark, Paper, ProblemJury
 from ..selectors import current_rubrics
 from .stats import (
     DiscrepancyRate,
+    Icc,
+    JurorEffect,
+    Ratings,
     Reliability,
-    rater_deviation,
+    effect_sentence,
+    juror_effects,
     reliabilities,
 )
 
 Interval = tuple[float, float]
 Cell = tuple[int, int]  # (paper id, criterion id)
 
+SCALE = (
+    "Problem figures pool the criteria on marks as a share of each criterion's maximum; "
+    "a criterion's figures are on its points."
+)
+RESAMPLING = (
+    "Intervals are 95% bootstrap intervals that resample papers, each with all its cells "
+    "(a cluster bootstrap): with 8 papers or fewer, the exact bootstrap distribution over every "
+    "distinct resample; otherwise percentiles of random resamples, with the Monte-Carlo error "
+    "of their ends."
+)
+ICC_METHOD = (
+    "ICC(A,k) = ICC(2,k) is the reliability of the mean of k jurors' marks; ICC(A,1) = ICC(2,1) "
+    "that of one juror's mark (two-way random effects, absolute agreement; McGraw & Wong 1996)."
+)
+SEVERITY_METHOD = (
+    "Juror severity: a two-way additive model, mark = cell effect + juror effect, fitted by "
+    "least squares to the marks as submitted (shares of each criterion's maximum), on the cells "
+    "two or more jurors marked; effects are against the average juror of a group linked by "
+    "shared papers, or, in a group of two, the difference between them, the only thing the data "
+    "identify; intervals resample papers."
+)
+
 
 @dataclass(frozen=True)
 class JurorAgreement:
-    """One juror's mean signed and absolute difference from the final marks, worded."""
+    """One juror's severity (stats.severity.JurorEffect), named and worded."""
 
     name: str
-    mean: float | None
-    mean_abs: float | None
-    n: int
-    sentence: str  # without a subject: "marks 0.5 points above the agreed marks ..."
+    kind: str  # "group", "pair" or "alone" (stats.severity)
+    peers: tuple[str, ...]
+    effect: float | None  # share of a criterion's maximum, + more lenient
+    ci: Interval | None
+    cells: int  # cells shared with another juror
+    papers: int
+    sentence: str  # without a subject: "marks 0.040 of a criterion's maximum above ..."
+    method: str | None = None  # how the interval was drawn
+
+    @property
+    def n(self) -> int:
+        return self.cells
 
     def as_json(self) -> dict:
         return {
             "name": self.name,
-            "mean": self.mean,
-            "mean_abs": self.mean_abs,
-            "n": self.n,
+            "kind": self.kind,
+            "peers": list(self.peers),
+            "effect": self.effect,
+            "effect_ci": _pair(self.ci),
+            "effect_scale": "share of a criterion's maximum",
+            "cells": self.cells,
+            "papers": self.papers,
             "sentence": self.sentence,
+            "method": self.method,
         }
 
 
@@ -66,12 +111,20 @@ class CriterionAgreement:
     n_cells: int  # cells with at least two submitted marks (alpha's units)
     icc: float | None = None
     icc_ci: Interval | None = None
-    resamples: int = 0  # bootstrap resamples behind the intervals
+    resamples: int = 0  # bootstrap resamples behind the intervals (distinct ones when exact)
     note: str | None = None
+    maximum: float | None = None
+    exact: bool = False  # the exact bootstrap distribution (few papers)
+    mc_error: float | None = None  # Monte-Carlo error of the alpha interval's ends
+    method: str | None = None  # how the alpha interval was drawn
+    icc_single: float | None = None  # ICC(A,1), with icc when asked
+    icc_single_ci: Interval | None = None
 
     def as_json(self) -> dict:
         return {
             "code": self.code,
+            "maximum": self.maximum,
+            "scale": "points",
             "discrepancy_rate": self.discrepancy_rate,
             "discrepant": self.discrepant,
             "compared": self.compared,
@@ -79,8 +132,14 @@ class CriterionAgreement:
             "alpha_ci": _pair(self.alpha_ci),
             "icc": self.icc,
             "icc_ci": _pair(self.icc_ci),
+            "icc_single": self.icc_single,
+            "icc_single_ci": _pair(self.icc_single_ci),
             "n_cells": self.n_cells,
             "resamples": self.resamples,
+            "resampling_unit": "paper",
+            "exact": self.exact,
+            "mc_error": self.mc_error,
+            "method": self.method,
             "note": self.note,
         }
 
@@ -94,14 +153,17 @@ class ProblemAgreement:
     finalized: bool
     tolerance: Decimal
     discrepancy: DiscrepancyRate
-    alpha: Reliability
-    icc: Reliability
+    alpha: Reliability  # on shares of each criterion's maximum, intervals over papers
+    icc: Reliability  # ICC(A,k) = ICC(2,k), on the same shares
     k: int  # juror slots per cell in the ICC
     jurors: tuple[JurorAgreement, ...]
     criteria: tuple[CriterionAgreement, ...]
     cells: int  # papers x criteria
     revised: int  # submitted marks changed since (revisions after discussion)
     note: str | None
+    icc_single: Reliability | None = None  # ICC(A,1) = ICC(2,1): one juror's mark
+    scale: str = SCALE
+    resampling: str = RESAMPLING
 
     @property
     def provisional(self) -> bool:
@@ -122,9 +184,21 @@ class ProblemAgreement:
             "icc": self.icc.value,
             "icc_ci": _pair(self.icc.ci),
             "icc_k": self.k,
+            "icc_single": self.icc_single.value if self.icc_single else None,
+            "icc_single_ci": _pair(self.icc_single.ci) if self.icc_single else None,
+            "icc_method": ICC_METHOD,
+            "scale": self.scale,
+            "resampling_unit": "paper",
+            "resampling": self.resampling,
+            "papers": self.alpha.clusters,
             "resamples": self.alpha.resamples,
+            "exact": self.alpha.exact,
+            "alpha_mc_error": self.alpha.mc_error,
+            "alpha_method": self.alpha.method,
+            "icc_method_interval": self.icc.method,
             "alpha_note": self.alpha.note,
             "icc_note": self.icc.note,
+            "severity_method": SEVERITY_METHOD,
             "discrepancy_rate": self.discrepancy.rate,
             "discrepant": self.discrepancy.discrepant,
             "compared": self.discrepancy.compared,
@@ -207,11 +281,11 @@ def problem_agreement(
     criterion_icc: bool = False,
 ) -> list[ProblemAgreement]:
     """Return the juror agreement of every problem with papers, in problem order, in a constant
-    number of queries (9). Per criterion, the intervals use criterion_resamples (default: at
-    most 2,000, as many criteria cost as much again as their problem) and ICC is added only
-    when asked."""
+    number of queries (8). Per criterion, the intervals use criterion_resamples (default: as
+    many as the problems'; a criterion has as many papers as its problem, so they share the
+    draws) and ICC is added only when asked."""
     if criterion_resamples is None:
-        criterion_resamples = min(resamples, 2_000)
+        criterion_resamples = resamples
     problems = list(competition.problems.order_by("number"))
     juries = {j.problem_id: j for j in ProblemJury.objects.filter(problem__in=problems)}
     criteria_of = current_rubrics(problems)
@@ -251,12 +325,6 @@ def problem_agreement(
         .values_list("assignment_id", "criterion_id", "points")
     )
     first_marks = _marks_as_submitted(current, competition)
-    decisions: dict[Cell, Decimal] = {
-        (p, c): points
-        for p, c, points in Resolution.objects.filter(
-            paper__problem__competition=competition
-        ).values_list("paper_id", "criterion_id", "points")
-    }
 
     # Per paper, its submitted assignments in submission order: the ICC's juror slots.
     slots_of: dict[int, list[_Submitted]] = defaultdict(list)
@@ -281,7 +349,6 @@ def problem_agreement(
                 slots_of=slots_of,
                 first_marks=first_marks,
                 current=current,
-                decisions=decisions,
             )
         )
     return _figures(
@@ -305,26 +372,40 @@ def _labels(names: dict[int, tuple[str, str]]) -> dict[int, str]:
 
 @dataclass
 class _Gathered:
-    """One problem's cells, read from the loaded marks: what its figures are computed from."""
+    """One problem's cells, read from the loaded marks: what its figures are computed from.
+
+    Per criterion code, its cells' marks in points (alpha units, ICC rows) and each cell's
+    paper; `shares` is every criterion's cells on shares of its maximum, with `share_papers`,
+    for the problem's figures; `severity` holds (paper, cell, juror, share) rows."""
 
     problem: object
     criteria: list
     tolerance: Decimal
     finalized: bool
     k: int
-    units: dict[str, list[list[float | None]]]  # code -> alpha units
-    rows: dict[str, list[list[float | None]]]  # code -> ICC rows
+    units: dict[str, list[list[float | None]]]
+    rows: dict[str, list[list[float | None]]]
+    papers: dict[str, list[int]]  # code -> the paper of each unit and row
     counted: dict[str, list[int]]  # code -> [discrepant, compared]
-    by_juror: dict[int, dict[Cell, Decimal | None]]
-    finals: dict[Cell, Decimal]
+    shares: list[list[float | None]]
+    share_rows: list[list[float | None]]
+    share_papers: list[int]
+    share_row_papers: list[int]
+    severity: list[tuple[int, Cell, int, float]]
     cells: int
     extra: int
     revised: int
     unmarked: int
+    without_maximum: list[str]  # codes left out of the problem's figures (maximum 0)
 
     @property
     def codes(self) -> list[str]:
         return [c.code for c in self.criteria]
+
+    @property
+    def scale(self) -> float:
+        """The sum of the criteria's maxima (a whole paper's points)."""
+        return float(sum(c.maximum for c in self.criteria))
 
 
 def _gather(
@@ -338,7 +419,6 @@ def _gather(
     slots_of: dict[int, list[_Submitted]],
     first_marks: dict,
     current: dict,
-    decisions: dict,
 ) -> _Gathered:
     """Sort one problem's loaded marks into its cells (no query)."""
     # k: the usual number of submitted jurors of a paper (the larger one on a tie).
@@ -347,10 +427,15 @@ def _gather(
 
     units: dict[str, list[list[float | None]]] = defaultdict(list)
     rows: dict[str, list[list[float | None]]] = defaultdict(list)
+    papers_by_code: dict[str, list[int]] = defaultdict(list)
     counted: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    by_juror: dict[int, dict[Cell, Decimal | None]] = defaultdict(dict)
-    finals: dict[Cell, Decimal] = {}
+    shares: list[list[float | None]] = []
+    share_rows: list[list[float | None]] = []
+    share_papers: list[int] = []
+    share_row_papers: list[int] = []
+    severity: list[tuple[int, Cell, int, float]] = []
     extra = revised = unmarked = 0
+    without_maximum = [c.code for c in criteria if not c.maximum]
     for paper_id in papers:
         slots = slots_of.get(paper_id, [])
         for criterion in criteria:
@@ -372,8 +457,14 @@ def _gather(
                 continue
             # The statistics work in floats: convert each mark once, not in every figure.
             floats = {j: None if v is None else float(v) for j, v in marks.items()}
+            maximum = float(criterion.maximum) if criterion.maximum else None
             units[criterion.code].append(list(floats.values()))
-            before = None
+            papers_by_code[criterion.code].append(paper_id)
+            if maximum:
+                share = {j: None if v is None else v / maximum for j, v in floats.items()}
+                shares.append(list(share.values()))
+                share_papers.append(paper_id)
+                severity.extend((paper_id, cell, j, v) for j, v in share.items() if v is not None)
             if len(values) >= 2:
                 # The consensus rule itself, on the marks as submitted and without decisions.
                 before = cell_state(
@@ -388,23 +479,11 @@ def _gather(
             if k:
                 row = [floats.get(a.juror_id) for a in slots[:k]]
                 extra += max(0, len(slots) - k)
-                rows[criterion.code].append(row + [None] * (k - len(row)))
-            decision = decisions.get(cell)
-            state = (
-                before  # the same rule on the same marks: unrevised and undecided
-                if before is not None and decision is None and now == marks
-                else cell_state(
-                    submitted=now,
-                    expected=expected[paper_id],
-                    decision=decision,
-                    tolerance=tolerance,
-                    step=criterion.step,
-                )
-            )
-            if state.resolved:
-                finals[cell] = state.final
-            for juror_id, points in marks.items():
-                by_juror[juror_id][cell] = points
+                row += [None] * (k - len(row))
+                rows[criterion.code].append(row)
+                if maximum:
+                    share_rows.append([None if v is None else v / maximum for v in row])
+                    share_row_papers.append(paper_id)
 
     return _Gathered(
         problem=problem,
@@ -414,13 +493,18 @@ def _gather(
         k=k,
         units=units,
         rows=rows,
+        papers=papers_by_code,
         counted=counted,
-        by_juror=by_juror,
-        finals=finals,
+        shares=shares,
+        share_rows=share_rows,
+        share_papers=share_papers,
+        share_row_papers=share_row_papers,
+        severity=severity,
         cells=len(papers) * len(criteria),
         extra=extra,
         revised=revised,
         unmarked=unmarked,
+        without_maximum=without_maximum,
     )
 
 
@@ -435,42 +519,35 @@ def _figures(
 ) -> list[ProblemAgreement]:
     """Compute the problems' figures; the bootstraps of all problems share their draws, and
     so do those of all criteria (stats.reliabilities)."""
+    with_icc = [g for g in gathered if g.k]
     alphas, iccs = reliabilities(
-        alphas=[[u for code in g.codes for u in g.units[code]] for g in gathered],
-        iccs=[[r for code in g.codes for r in g.rows[code]] for g in gathered if g.k],
+        alphas=[Ratings(g.shares, g.share_papers) for g in gathered],
+        iccs=[Ratings(g.share_rows, g.share_row_papers) for g in with_icc],
         resamples=resamples,
         seed=seed,
     )
-    with_icc = [g for g in gathered if g.k]
     icc_of = dict(zip(map(id, with_icc), iccs, strict=True))
     criterion_cells = [(g, code) for g in gathered for code in g.codes]
+    icc_cells = [(g, code) for g, code in criterion_cells if criterion_icc and g.k]
     criterion_alphas, criterion_iccs = reliabilities(
-        alphas=[g.units[code] for g, code in criterion_cells],
-        iccs=[g.rows[code] for g, code in criterion_cells if criterion_icc and g.k],
+        alphas=[Ratings(g.units[code], g.papers[code]) for g, code in criterion_cells],
+        iccs=[Ratings(g.rows[code], g.papers[code]) for g, code in icc_cells],
         resamples=criterion_resamples,
         seed=seed,
     )
     criterion_icc_of = dict(
-        zip(
-            [(id(g), code) for g, code in criterion_cells if criterion_icc and g.k],
-            criterion_iccs,
-            strict=True,
-        )
+        zip([(id(g), code) for g, code in icc_cells], criterion_iccs, strict=True)
     )
     criterion_alpha_of = dict(
         zip([(id(g), code) for g, code in criterion_cells], criterion_alphas, strict=True)
     )
     out = []
     for g, alpha in zip(gathered, alphas, strict=True):
-        icc = icc_of.get(id(g)) or Reliability(
-            None, None, 0, note="No paper has submitted marks from two jurors yet."
-        )
+        none = Reliability(None, None, 0, note="No paper has submitted marks from two jurors yet.")
+        pair = icc_of.get(id(g)) or Icc(none, none)
+        effects = juror_effects(g.severity, resamples=resamples, seed=seed)
         jurors = sorted(
-            (
-                JurorAgreement(labels[d.rater], d.mean, d.mean_abs, d.n, d.sentence)
-                for d in rater_deviation(g.by_juror, g.finals)
-            ),
-            key=lambda j: j.name.casefold(),
+            (_juror(e, labels, g.scale) for e in effects), key=lambda j: j.name.casefold()
         )
         discrepant = sum(g.counted[code][0] for code in g.codes)
         compared = sum(g.counted[code][1] for code in g.codes)
@@ -482,18 +559,18 @@ def _figures(
                 tolerance=g.tolerance,
                 discrepancy=_rate(discrepant, compared),
                 alpha=alpha,
-                icc=icc,
+                icc=pair.average,
+                icc_single=pair.single,
                 k=g.k,
                 jurors=tuple(jurors),
                 criteria=tuple(
                     _criterion(
-                        code,
-                        g.counted[code],
-                        alpha=criterion_alpha_of[(id(g), code)],
-                        icc=criterion_icc_of.get((id(g), code)),
-                        resamples=criterion_resamples,
+                        criterion,
+                        g.counted[criterion.code],
+                        alpha=criterion_alpha_of[(id(g), criterion.code)],
+                        icc=criterion_icc_of.get((id(g), criterion.code)),
                     )
-                    for code in g.codes
+                    for criterion in g.criteria
                 ),
                 cells=g.cells,
                 revised=g.revised,
@@ -501,15 +578,32 @@ def _figures(
                     finalized=g.finalized,
                     criteria=g.criteria,
                     k=g.k,
-                    icc=icc,
+                    icc=pair.average,
                     extra=g.extra,
                     revised=g.revised,
                     unmarked=g.unmarked,
-                    decided=len(g.finals),
+                    without_maximum=g.without_maximum,
                 ),
             )
         )
     return out
+
+
+def _juror(effect: JurorEffect, labels: dict[int, str], scale: float) -> JurorAgreement:
+    named = replace(
+        effect, rater=labels[effect.rater], peers=tuple(labels[p] for p in effect.peers)
+    )
+    return JurorAgreement(
+        name=named.rater,
+        kind=named.kind,
+        peers=named.peers,
+        effect=named.effect,
+        ci=named.ci,
+        cells=named.cells,
+        papers=named.papers,
+        sentence=effect_sentence(named, scale=scale or None),
+        method=named.method,
+    )
 
 
 def _rate(discrepant: int, compared: int) -> DiscrepancyRate:
@@ -519,26 +613,31 @@ def _rate(discrepant: int, compared: int) -> DiscrepancyRate:
 
 
 def _criterion(
-    code: str,
+    criterion,
     counted: list[int],
     *,
     alpha: Reliability,
-    icc: Reliability | None,
-    resamples: int,
+    icc: Icc | None,
 ) -> CriterionAgreement:
     rate = _rate(*counted)
     return CriterionAgreement(
-        code=code,
+        code=criterion.code,
         discrepancy_rate=rate.rate,
         discrepant=rate.discrepant,
         compared=rate.compared,
         alpha=alpha.value,
         alpha_ci=alpha.ci,
         n_cells=alpha.units,
-        icc=icc.value if icc else None,
-        icc_ci=icc.ci if icc else None,
-        resamples=resamples,
-        note=_join([alpha.note, icc.note if icc else None]),
+        icc=icc.average.value if icc else None,
+        icc_ci=icc.average.ci if icc else None,
+        icc_single=icc.single.value if icc else None,
+        icc_single_ci=icc.single.ci if icc else None,
+        resamples=alpha.resamples,
+        note=_join([alpha.note, icc.average.note if icc else None]),
+        maximum=float(criterion.maximum),
+        exact=alpha.exact,
+        mc_error=alpha.mc_error,
+        method=alpha.method,
     )
 
 
@@ -551,17 +650,21 @@ def _notes(
     extra: int,
     revised: int,
     unmarked: int,
-    decided: int,
+    without_maximum: list[str],
 ) -> str | None:
     notes = []
     if not criteria:
         notes.append("The problem has no rubric yet.")
     if not finalized:
         notes.append(
-            "Provisional: the problem is not finalized; deviations are measured against "
-            f"the {decided} cells agreed or decided so far."
+            "Provisional: the problem is not finalized; its figures change as marks come in."
         )
     notes.append("Figures use the marks as the jurors submitted them, before discussion.")
+    if without_maximum:
+        notes.append(
+            f"{_plural(len(without_maximum), 'criterion')} with a maximum of 0 "
+            f"({', '.join(without_maximum)}) left out of the problem's figures."
+        )
     if revised:
         notes.append(
             f"{_plural(revised, 'submitted mark')} {'was' if revised == 1 else 'were'} "
@@ -569,8 +672,8 @@ def _notes(
         )
     if k:
         notes.append(
-            f"ICC(2,{k}) pairs each paper's first, second{', ...' if k > 2 else ''} juror to "
-            "submit (the juror slots), whoever they are"
+            f"ICC(A,{k}) and ICC(A,1) pair each paper's first, second{', ...' if k > 2 else ''} "
+            "juror to submit (the juror slots), whoever they are"
             + (
                 f"; {_plural(icc.left_out, 'cell')} with fewer marks left out"
                 if icc.left_out
@@ -585,7 +688,8 @@ def _notes(
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word if n == 1 else word + 's'}"
+    many = word[:-2] + "a" if word.endswith("ion") else word + "s"  # criterion -> criteria
+    return f"{n} {word if n == 1 else many}"
 
 
 def _join(notes: Iterable[str | None]) -> str | None:
