@@ -42,15 +42,20 @@ from .stats import (
 Interval = tuple[float, float]
 Cell = tuple[int, int]  # (paper id, criterion id)
 
+# An interval's ends are drawn again with more resamples while their Monte-Carlo error could
+# move the second decimal the pages print (few papers: cheap, and there it is largest).
+MC_TARGET = 0.005
+MAX_RESAMPLES = 100_000
+
 SCALE = (
     "Problem figures pool the criteria on marks as a share of each criterion's maximum; "
     "a criterion's figures are on its points."
 )
 RESAMPLING = (
     "Intervals are 95% bootstrap intervals that resample papers, each with all its cells "
-    "(a cluster bootstrap): with 8 papers or fewer, the exact bootstrap distribution over every "
+    "(a cluster bootstrap): with 10 papers or fewer, the exact bootstrap distribution over every "
     "distinct resample; otherwise percentiles of random resamples, with the Monte-Carlo error "
-    "of their ends."
+    "of their ends, and more resamples (up to 100,000) where that error exceeds 0.005."
 )
 ICC_METHOD = (
     "ICC(A,k) = ICC(2,k) is the reliability of the mean of k jurors' marks; ICC(A,1) = ICC(2,1) "
@@ -525,6 +530,8 @@ def _figures(
         iccs=[Ratings(g.share_rows, g.share_row_papers) for g in with_icc],
         resamples=resamples,
         seed=seed,
+        mc_target=MC_TARGET,
+        max_resamples=max(resamples, MAX_RESAMPLES),
     )
     icc_of = dict(zip(map(id, with_icc), iccs, strict=True))
     criterion_cells = [(g, code) for g in gathered for code in g.codes]
@@ -534,6 +541,8 @@ def _figures(
         iccs=[Ratings(g.rows[code], g.papers[code]) for g, code in icc_cells],
         resamples=criterion_resamples,
         seed=seed,
+        mc_target=MC_TARGET,
+        max_resamples=max(criterion_resamples, MAX_RESAMPLES),
     )
     criterion_icc_of = dict(
         zip([(id(g), code) for g, code in icc_cells], criterion_iccs, strict=True)

@@ -156,19 +156,27 @@ class Sums:
         return self.probabilities is not None
 
 
+# Up to this many distinct resamples (10 units: 92,378) a bootstrap enumerates them all rather
+# than draw at random: as cheap as 10,000 draws of a few units, and free of Monte-Carlo error
+# where it is largest (a handful of units, a lumpy bootstrap distribution).
+EXACT_LIMIT = 100_000
+
+
 def bootstrap_sums(
     figures: Sequence[np.ndarray], *, resamples: int, seed: int, exact: bool = True
 ) -> list[Sums]:
     """Return, for each units x p array of per-unit figures, their sums over bootstrap
     resamples of its units. Where the units have no more distinct resamples than `resamples`
-    (8 units or fewer at 10,000) and `exact`, every distinct resample once, with its
+    or EXACT_LIMIT (10 units or fewer) and `exact`, every distinct resample once, with its
     probability (exact_counts); otherwise `resamples` random draws, those of resampled_sums
-    (arrays with the same number of units share them)."""
+    (arrays with the same number of units share them). No resamples, no sums: resamples 0
+    asks for none."""
     out: list[Sums | None] = [None] * len(figures)
     drawn = []
+    limit = max(resamples, EXACT_LIMIT)
     for i, f in enumerate(figures):
         n = f.shape[0]
-        if exact and resamples > 0 and 0 < distinct_resamples(n) <= resamples:
+        if exact and resamples > 0 and 0 < distinct_resamples(n) <= limit:
             counts, p = _exact_cached(n)
             out[i] = Sums(counts.astype(float) @ f, p)
         else:

@@ -121,28 +121,45 @@ def reliabilities(
     iccs: Sequence[Ratings | Sequence[Sequence[object]]] = (),
     resamples: int = 10_000,
     seed: int = 2026,
+    mc_target: float | None = None,
+    max_resamples: int = 100_000,
 ) -> tuple[list[Reliability], list[Icc]]:
     """Return krippendorff_alpha_interval of each of `alphas` and icc of each of `iccs`, the
     same figures as one call each, at a fraction of the cost: the bootstraps of all of them
-    share their draws (bootstrap_sums), as the calls would for the same number of papers."""
+    share their draws (bootstrap_sums), as the calls would for the same number of papers.
+
+    With `mc_target`, a figure whose interval ends carry a larger Monte-Carlo error is drawn
+    again with five times the resamples, up to max_resamples (few papers: cheap, and there the
+    error is largest); its `resamples` says how many it got."""
     pending = [_alpha_pending(_ratings(r)) for r in alphas]
     pending += [_icc_pending(_ratings(r)) for r in iccs]
-    active = [p for p in pending if p.statistic is not None]
-    sums = (
-        bootstrap_sums([p.statistic.figures for p in active], resamples=resamples, seed=seed)
-        if resamples > 0
-        else [None] * len(active)
-    )
-    for p, s in zip(active, sums, strict=True):
-        if s is None:
-            continue
+    for p in pending:
+        p.base = p.results
+    todo = [p for p in pending if p.statistic is not None]
+    drawn = resamples
+    while todo and drawn > 0:
+        _draw(todo, resamples=drawn, seed=seed)
+        if mc_target is None or drawn >= max_resamples:
+            break
+        todo = [
+            p
+            for p in todo
+            if any(r.mc_error is not None and r.mc_error > mc_target for r in p.results)
+        ]
+        drawn = min(max_resamples, drawn * 5)
+    out = [p.results for p in pending]
+    return [r[0] for r in out[: len(alphas)]], [Icc(*r) for r in out[len(alphas) :]]
+
+
+def _draw(pending: list[_Pending], *, resamples: int, seed: int) -> None:
+    """Give each pending figure its interval from one shared bootstrap of `resamples`."""
+    sums = bootstrap_sums([p.statistic.figures for p in pending], resamples=resamples, seed=seed)
+    for p, s in zip(pending, sums, strict=True):
         got = p.statistic.of_sums(s.sums).reshape(len(s.sums), -1)
         p.results = [
             _with_interval(r, bootstrap_interval(got[:, j], s.probabilities))
-            for j, r in enumerate(p.results)
+            for j, r in enumerate(p.base)
         ]
-    out = [p.results for p in pending]
-    return [r[0] for r in out[: len(alphas)]], [Icc(*r) for r in out[len(alphas) :]]
 
 
 def _with_interval(result: Reliability, boot: Bootstrap) -> Reliability:
@@ -170,6 +187,7 @@ class _Pending:
 
     results: list[Reliability]
     statistic: _Weighted | None = None
+    base: list[Reliability] = field(default_factory=list)  # the results before any interval
 
 
 class _Weighted:

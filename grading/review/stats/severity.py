@@ -208,26 +208,47 @@ class _Group:
         from the other) from summed figures; NaN where the resample leaves the group unlinked."""
         size = len(self.members)
         tri = len(self.upper[0])
-        r = sums.shape[0]
-        c = np.zeros((r, size, size))
+        c = np.zeros((sums.shape[0], size, size))
         c[:, self.upper[0], self.upper[1]] = sums[:, :tri]
         c[:, self.upper[1], self.upper[0]] = sums[:, :tri]
-        q = sums[:, tri:]
-        # [C 1; 1' 0] [b; l] = [q; 0]: nonsingular exactly when the group is linked.
-        big = np.zeros((r, size + 1, size + 1))
-        big[:, :size, :size] = c
-        big[:, :size, size] = big[:, size, :size] = 1.0
-        rhs = np.zeros((r, size + 1))
-        rhs[:, :size] = q
-        singular = np.linalg.svd(big, compute_uv=False)
-        scale = np.abs(c).max(axis=(1, 2))
-        linked = singular[:, -1] > 1e-9 * np.maximum(scale, 1.0)
-        out = np.full((r, size), np.nan)
-        if linked.any():
-            out[linked] = np.linalg.solve(big[linked], rhs[linked][..., None])[..., 0][:, :size]
+        out = laplacian_solve(c, sums[:, tri:])
         if size == 2:
             out = np.column_stack([out[:, 0] - out[:, 1], out[:, 1] - out[:, 0]])
         return out
+
+
+def laplacian_solve(c: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Solve C b = q with sum(b) = 0 for a stack of Laplacian-like matrices C (r x n x n:
+    symmetric, rows summing to 0, positive semi-definite) and right-hand sides q (r x n, each
+    summing to 0); NaN rows where C is not linked (its null space is more than the constants).
+
+    C with its first row and column dropped is positive definite exactly when C is linked, so
+    Gaussian elimination on it meets a pivot that is 0 up to rounding exactly when it is not;
+    the effects relative to the first juror are then centred. Done as array operations over
+    the whole stack, one pivot at a time: numpy.linalg's batched solvers cost about 10 µs per
+    matrix (0.13 s for 10,000 resamples of 15 jurors) and refuse the whole stack when one
+    matrix is singular."""
+    r, n = q.shape
+    # The stack's axis last, so that each step works on contiguous rows of r numbers.
+    a = np.ascontiguousarray(c[:, 1:, 1:].transpose(1, 2, 0))
+    rhs = np.ascontiguousarray(q[:, 1:].T)
+    scale = np.maximum(np.abs(a).max(axis=(0, 1), initial=0.0), 1.0)
+    linked = np.ones(r, dtype=bool)
+    m = n - 1
+    for i in range(m):
+        pivot = a[i, i]
+        linked &= pivot > 1e-9 * scale
+        safe = np.where(linked, pivot, 1.0)
+        a[i, i] = safe
+        factor = a[i + 1 :, i] / safe
+        a[i + 1 :, i + 1 :] -= factor[:, None, :] * a[i, None, i + 1 :]
+        rhs[i + 1 :] -= factor * rhs[i]
+    b = np.zeros((n, r))
+    for i in range(m - 1, -1, -1):
+        b[i + 1] = (rhs[i] - (a[i, i + 1 :] * b[i + 2 :]).sum(axis=0)) / a[i, i]
+    b -= b.mean(axis=0)
+    b[:, ~linked] = np.nan
+    return b.T
 
 
 def effect_sentence(effect: JurorEffect, *, scale: float | None = None) -> str:

@@ -406,6 +406,29 @@ def test_a_handful_of_cells_no_longer_carries_monte_carlo_error():
     assert len(ends) == 1
 
 
+def test_up_to_ten_papers_the_bootstrap_is_exact_whatever_the_resamples():
+    cells = [[v, v + (v % 3 == 0)] for v in range(10)]
+    got = krippendorff_alpha_interval(cells, resamples=2_000)
+    assert got.exact and got.resamples == distinct_resamples(10) == 92_378
+    more = [[v, v + (v % 3 == 0)] for v in range(11)]
+    assert not krippendorff_alpha_interval(more, resamples=2_000).exact
+
+
+def test_more_resamples_where_the_monte_carlo_error_is_large():
+    cells, labels = _paper_cells(0, papers=12, per_paper=2)
+    coarse = krippendorff_alpha_interval(cells, papers=labels, resamples=200, seed=1)
+    assert coarse.mc_error > 0.005  # 200 resamples of 12 papers: too coarse
+    (fine,), _ = reliabilities(
+        alphas=[Ratings(cells, labels)], resamples=200, seed=1, mc_target=0.005
+    )
+    # 200, then 1,000, 5,000 and 25,000 resamples (errors 0.070, 0.020, 0.009, 0.004)
+    assert fine.mc_error <= 0.005 < coarse.mc_error and fine.resamples == 25_000
+    # the same figure as asking for that many resamples at once
+    assert fine == krippendorff_alpha_interval(
+        cells, papers=labels, resamples=fine.resamples, seed=1
+    )
+
+
 def test_quantile_mc_error_is_the_standard_error_of_a_sample_quantile():
     # For B normal draws the 2.5% quantile's standard error is sqrt(p (1 - p) / B) / phi(z).
     draws = np.random.default_rng(0).normal(size=10_000)
