@@ -275,6 +275,11 @@ def effect_sentence(effect: JurorEffect, *, scale: float | None = None) -> str:
     text += f" ({plural(effect.cells, 'shared cell')}"
     if effect.ci is not None:
         text += f"; 95% interval {effect.ci[0]:+.3f} to {effect.ci[1]:+.3f}"
+    if effect.boot is not None and effect.boot.skipped_share > 0.05:
+        text += (
+            f"; {effect.boot.skipped_share:.0%} of the resampled juries left these jurors "
+            "unlinked and were left out"
+        )
     text += ")"
     if effect.ci is None:
         text += "; no interval, so no verdict"

@@ -159,3 +159,17 @@ def test_points_on_a_whole_paper():
     assert "0.250 of a criterion's maximum (5.0 points on a paper of 20.0)" in effect_sentence(
         a, scale=20
     )
+
+
+def test_resamples_that_unlink_the_jurors_are_left_out_and_counted():
+    # A chain A-B, B-C, two papers a link: a resample without one link's papers unlinks them.
+    rows = []
+    for p, (one, two) in enumerate([("A", "B")] * 2 + [("B", "C")] * 2):
+        rows += [(p, (p, 0), one, 0.5 + p / 20), (p, (p, 0), two, 0.25 + p / 40)]
+    a, b, c = juror_effects(rows, resamples=10_000)
+    assert a.boot.exact and a.boot.skipped > 0
+    # unlinked: no A-B paper (all four draws among the B-C ones) or no B-C paper: 2 (1/2)^4
+    assert a.boot.skipped_share == pytest.approx(2 * 0.5**4)  # 12.5%, over the 5% to say so
+    assert "of the resampled juries left these jurors unlinked and were left out" in (
+        effect_sentence(a)
+    )
