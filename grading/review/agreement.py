@@ -35,7 +35,7 @@ from .stats import (
     Ratings,
     Reliability,
     effect_sentence,
-    juror_effects,
+    juror_effects_of_many,
     reliabilities,
 )
 
@@ -525,36 +525,48 @@ def _figures(
     """Compute the problems' figures; the bootstraps of all problems share their draws, and
     so do those of all criteria (stats.reliabilities)."""
     with_icc = [g for g in gathered if g.k]
-    alphas, iccs = reliabilities(
-        alphas=[Ratings(g.shares, g.share_papers) for g in gathered],
-        iccs=[Ratings(g.share_rows, g.share_row_papers) for g in with_icc],
-        resamples=resamples,
-        seed=seed,
-        mc_target=MC_TARGET,
-        max_resamples=max(resamples, MAX_RESAMPLES),
-    )
-    icc_of = dict(zip(map(id, with_icc), iccs, strict=True))
+    problem_alphas = [Ratings(g.shares, g.share_papers) for g in gathered]
+    problem_iccs = [Ratings(g.share_rows, g.share_row_papers) for g in with_icc]
     criterion_cells = [(g, code) for g in gathered for code in g.codes]
     icc_cells = [(g, code) for g, code in criterion_cells if criterion_icc and g.k]
-    criterion_alphas, criterion_iccs = reliabilities(
-        alphas=[Ratings(g.units[code], g.papers[code]) for g, code in criterion_cells],
-        iccs=[Ratings(g.rows[code], g.papers[code]) for g, code in icc_cells],
-        resamples=criterion_resamples,
-        seed=seed,
-        mc_target=MC_TARGET,
-        max_resamples=max(criterion_resamples, MAX_RESAMPLES),
-    )
+    criterion_alphas = [Ratings(g.units[code], g.papers[code]) for g, code in criterion_cells]
+    criterion_iccs = [Ratings(g.rows[code], g.papers[code]) for g, code in icc_cells]
+
+    def draw(alphas, iccs, resamples):
+        return reliabilities(
+            alphas=alphas,
+            iccs=iccs,
+            resamples=resamples,
+            seed=seed,
+            mc_target=MC_TARGET,
+            max_resamples=max(resamples, MAX_RESAMPLES),
+        )
+
+    if criterion_resamples == resamples:  # one bootstrap: a criterion has its problem's papers
+        got_alphas, got_iccs = draw(
+            problem_alphas + criterion_alphas, problem_iccs + criterion_iccs, resamples
+        )
+        alphas, criterion_got = got_alphas[: len(gathered)], got_alphas[len(gathered) :]
+        iccs, criterion_icc_got = got_iccs[: len(with_icc)], got_iccs[len(with_icc) :]
+    else:
+        alphas, iccs = draw(problem_alphas, problem_iccs, resamples)
+        criterion_got, criterion_icc_got = draw(
+            criterion_alphas, criterion_iccs, criterion_resamples
+        )
+    icc_of = dict(zip(map(id, with_icc), iccs, strict=True))
     criterion_icc_of = dict(
-        zip([(id(g), code) for g, code in icc_cells], criterion_iccs, strict=True)
+        zip([(id(g), code) for g, code in icc_cells], criterion_icc_got, strict=True)
     )
     criterion_alpha_of = dict(
-        zip([(id(g), code) for g, code in criterion_cells], criterion_alphas, strict=True)
+        zip([(id(g), code) for g, code in criterion_cells], criterion_got, strict=True)
+    )
+    effects_of = juror_effects_of_many(
+        [g.severity for g in gathered], resamples=resamples, seed=seed
     )
     out = []
-    for g, alpha in zip(gathered, alphas, strict=True):
+    for g, alpha, effects in zip(gathered, alphas, effects_of, strict=True):
         none = Reliability(None, None, 0, note="No paper has submitted marks from two jurors yet.")
         pair = icc_of.get(id(g)) or Icc(none, none)
-        effects = juror_effects(g.severity, resamples=resamples, seed=seed)
         jurors = sorted(
             (_juror(e, labels, g.scale) for e in effects), key=lambda j: j.name.casefold()
         )

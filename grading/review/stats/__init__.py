@@ -31,7 +31,7 @@ from .correlation import (
 )
 from .explanations import ExplanationScreen, explanation_screen
 from .placement import MEDALS, Placement, medal, placement, placements
-from .severity import JurorEffect, effect_sentence, juror_effects
+from .severity import JurorEffect, effect_sentence, juror_effects, juror_effects_of_many
 
 __all__ = [
     "DIFFICULTY_MARGIN",
@@ -58,6 +58,7 @@ __all__ = [
     "icc",
     "icc_2k",
     "juror_effects",
+    "juror_effects_of_many",
     "krippendorff_alpha_interval",
     "medal",
     "placement",

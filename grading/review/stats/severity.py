@@ -78,70 +78,93 @@ def juror_effects(
     JurorEffect per juror in order of first appearance. The bootstrap resamples the papers
     of each group of linked jurors; a resample that leaves the group unlinked gives no figure
     and is left out (the share is in the interval's note)."""
-    jurors = list(dict.fromkeys(j for _, _, j, _ in marks))
-    at = {j: i for i, j in enumerate(jurors)}
-    cell_of: dict[Hashable, int] = {}
-    paper_of_cell: list[Hashable] = []
-    rows = []
-    for paper, cell, juror, value in marks:
-        if cell not in cell_of:
-            cell_of[cell] = len(cell_of)
-            paper_of_cell.append(paper)
-        rows.append((cell_of[cell], at[juror], float(value)))
-    cell = np.array([r[0] for r in rows], dtype=np.intp)
-    who = np.array([r[1] for r in rows], dtype=np.intp)
-    y = np.array([r[2] for r in rows], dtype=float)
-    m = np.bincount(cell, minlength=len(cell_of))[cell] if rows else np.zeros(0, dtype=np.intp)
-    shared = m >= 2
-    cell, who, y, m = cell[shared], who[shared], y[shared], m[shared]
+    return juror_effects_of_many([marks], resamples=resamples, seed=seed)[0]
 
-    groups = _groups(len(jurors), cell, who)
-    out: dict[int, JurorEffect] = {}
-    pending = []
-    for members in groups:
-        if len(members) == 1:
-            j = members[0]
-            out[j] = JurorEffect(jurors[j], ALONE, (), None, None, 0, 0)
-            continue
-        chosen = np.isin(who, members)
-        pending.append(
-            _Group(
-                members,
-                cell[chosen],
-                who[chosen],
-                y[chosen],
-                m[chosen],
-                [paper_of_cell[c] for c in cell[chosen]],
-            )
-        )
+
+def juror_effects_of_many(
+    juries: Sequence[Sequence[tuple[Hashable, Hashable, Hashable, float]]],
+    *,
+    resamples: int = 10_000,
+    seed: int = 2026,
+) -> list[tuple[JurorEffect, ...]]:
+    """Return juror_effects of each of `juries` (e.g. one a problem), the same figures as one
+    call each: their bootstraps share the draws (bootstrap_sums), drawn once for all."""
+    fits = [_Fit(marks) for marks in juries]
+    pending = [g for f in fits for g in f.pending]
     sums = (
         bootstrap_sums([g.figures for g in pending], resamples=resamples, seed=seed)
         if resamples > 0 and pending
         else [None] * len(pending)
     )
-    for g, s in zip(pending, sums, strict=True):
-        point = g.effects(g.figures.sum(axis=0)[None, :])[0]
-        boots = [None] * len(g.members)
-        if s is not None:
-            drawn = g.effects(s.sums)
-            boots = [
-                bootstrap_interval(drawn[:, i], s.probabilities) for i in range(drawn.shape[1])
-            ]
-        kind = PAIR if len(g.members) == 2 else GROUP
-        for i, j in enumerate(g.members):
-            boot = boots[i]
-            out[j] = JurorEffect(
-                jurors[j],
-                kind,
-                tuple(jurors[o] for o in g.members if o != j),
-                float(point[i]),
-                boot.ci if boot else None,
-                g.cells[i],
-                g.papers[i],
-                boot,
-                g.n_papers,
+    sums_of = dict(zip(map(id, pending), sums, strict=True))
+    return [f.effects(sums_of) for f in fits]
+
+
+class _Fit:
+    """One jury's marks sorted into groups of linked jurors, before the bootstrap."""
+
+    def __init__(self, marks: Sequence[tuple[Hashable, Hashable, Hashable, float]]):
+        self.jurors = jurors = list(dict.fromkeys(j for _, _, j, _ in marks))
+        at = {j: i for i, j in enumerate(jurors)}
+        cell_of: dict[Hashable, int] = {}
+        paper_of_cell: list[Hashable] = []
+        rows = []
+        for paper, cell, juror, value in marks:
+            if cell not in cell_of:
+                cell_of[cell] = len(cell_of)
+                paper_of_cell.append(paper)
+            rows.append((cell_of[cell], at[juror], float(value)))
+        cell = np.array([r[0] for r in rows], dtype=np.intp)
+        who = np.array([r[1] for r in rows], dtype=np.intp)
+        y = np.array([r[2] for r in rows], dtype=float)
+        m = np.bincount(cell, minlength=len(cell_of))[cell] if rows else np.zeros(0, np.intp)
+        shared = m >= 2
+        cell, who, y, m = cell[shared], who[shared], y[shared], m[shared]
+        self.alone: list[int] = []
+        self.pending: list[_Group] = []
+        for members in _groups(len(jurors), cell, who):
+            if len(members) == 1:
+                self.alone.append(members[0])
+                continue
+            chosen = np.isin(who, members)
+            self.pending.append(
+                _Group(
+                    members,
+                    cell[chosen],
+                    who[chosen],
+                    y[chosen],
+                    m[chosen],
+                    [paper_of_cell[c] for c in cell[chosen]],
+                )
             )
-    return tuple(out[j] for j in range(len(jurors)))
+
+    def effects(self, sums_of: dict) -> tuple[JurorEffect, ...]:
+        jurors = self.jurors
+        out = {j: JurorEffect(jurors[j], ALONE, (), None, None, 0, 0) for j in self.alone}
+        for g in self.pending:
+            s = sums_of[id(g)]
+            point = g.effects(g.figures.sum(axis=0)[None, :])[0]
+            boots = [None] * len(g.members)
+            if s is not None:
+                drawn = g.effects(s.sums)
+                boots = [
+                    bootstrap_interval(drawn[:, i], s.probabilities) for i in range(drawn.shape[1])
+                ]
+            kind = PAIR if len(g.members) == 2 else GROUP
+            for i, j in enumerate(g.members):
+                boot = boots[i]
+                out[j] = JurorEffect(
+                    jurors[j],
+                    kind,
+                    tuple(jurors[o] for o in g.members if o != j),
+                    float(point[i]),
+                    boot.ci if boot else None,
+                    g.cells[i],
+                    g.papers[i],
+                    boot,
+                    g.n_papers,
+                )
+        return tuple(out[j] for j in range(len(jurors)))
 
 
 def _groups(n: int, cell: np.ndarray, who: np.ndarray) -> list[list[int]]:
@@ -208,30 +231,31 @@ class _Group:
         from the other) from summed figures; NaN where the resample leaves the group unlinked."""
         size = len(self.members)
         tri = len(self.upper[0])
-        c = np.zeros((sums.shape[0], size, size))
-        c[:, self.upper[0], self.upper[1]] = sums[:, :tri]
-        c[:, self.upper[1], self.upper[0]] = sums[:, :tri]
-        out = laplacian_solve(c, sums[:, tri:])
+        by_figure = np.ascontiguousarray(sums.T)  # the resamples last (laplacian_solve)
+        c = np.zeros((size, size, sums.shape[0]))
+        c[self.upper[0], self.upper[1]] = by_figure[:tri]
+        c[self.upper[1], self.upper[0]] = by_figure[:tri]
+        out = laplacian_solve(c, by_figure[tri:]).T
         if size == 2:
             out = np.column_stack([out[:, 0] - out[:, 1], out[:, 1] - out[:, 0]])
         return out
 
 
 def laplacian_solve(c: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Solve C b = q with sum(b) = 0 for a stack of Laplacian-like matrices C (r x n x n:
-    symmetric, rows summing to 0, positive semi-definite) and right-hand sides q (r x n, each
-    summing to 0); NaN rows where C is not linked (its null space is more than the constants).
+    """Solve C b = q with sum(b) = 0 for a stack of Laplacian-like matrices C (n x n x r, the
+    stack's axis last: symmetric, rows summing to 0, positive semi-definite) and right-hand
+    sides q (n x r, each summing to 0); return b (n x r), NaN columns where C is not linked
+    (its null space is more than the constants).
 
     C with its first row and column dropped is positive definite exactly when C is linked, so
     Gaussian elimination on it meets a pivot that is 0 up to rounding exactly when it is not;
     the effects relative to the first juror are then centred. Done as array operations over
-    the whole stack, one pivot at a time: numpy.linalg's batched solvers cost about 10 µs per
-    matrix (0.13 s for 10,000 resamples of 15 jurors) and refuse the whole stack when one
-    matrix is singular."""
-    r, n = q.shape
-    # The stack's axis last, so that each step works on contiguous rows of r numbers.
-    a = np.ascontiguousarray(c[:, 1:, 1:].transpose(1, 2, 0))
-    rhs = np.ascontiguousarray(q[:, 1:].T)
+    the whole stack, one pivot at a time, on contiguous rows of r numbers: numpy.linalg's
+    batched solvers cost about 10 us per matrix (0.13 s for 10,000 resamples of 15 jurors)
+    and refuse the whole stack when one matrix is singular."""
+    n, r = q.shape
+    a = c[1:, 1:].copy()
+    rhs = q[1:].copy()
     scale = np.maximum(np.abs(a).max(axis=(0, 1), initial=0.0), 1.0)
     linked = np.ones(r, dtype=bool)
     m = n - 1
@@ -248,7 +272,7 @@ def laplacian_solve(c: np.ndarray, q: np.ndarray) -> np.ndarray:
         b[i + 1] = (rhs[i] - (a[i, i + 1 :] * b[i + 2 :]).sum(axis=0)) / a[i, i]
     b -= b.mean(axis=0)
     b[:, ~linked] = np.nan
-    return b.T
+    return b
 
 
 def effect_sentence(effect: JurorEffect, *, scale: float | None = None) -> str:
