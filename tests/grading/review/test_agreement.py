@@ -355,8 +355,9 @@ def test_as_json(jury):
     assert anna["effect_scale"] == "share of a criterion's maximum"
     assert anna["effect"] == pytest.approx(5 / 48) and len(anna["effect_ci"]) == 2
     assert first["resampling_unit"] == "paper" and first["papers"] == 4 and first["exact"]
-    assert first["alpha_method"].startswith("95% exact bootstrap over 4 papers")
+    assert first["alpha_interval_method"].startswith("95% exact bootstrap over 4 papers")
     assert first["icc_single"] is not None and "ICC(A,1)" in first["icc_method"]
+    assert first["icc_interval_method"].startswith("95% exact bootstrap over 4 papers")
     assert first["scale"].startswith("Problem figures pool the criteria on marks as a share")
     assert [c["code"] for c in first["criteria"]] == ["a", "b"]
     assert {"code", "discrepancy_rate", "alpha", "alpha_ci", "n_cells", "method"} <= set(
