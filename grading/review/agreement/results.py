@@ -147,6 +147,11 @@ class ProblemAgreement:
     def discrepancy_rate(self) -> float | None:
         return self.discrepancy.rate
 
+    @property
+    def criterion_notes(self) -> list[tuple[str, str]]:
+        """Return (code, note) of each criterion with something to say (e.g. why no interval)."""
+        return [(c.code, c.note) for c in self.criteria if c.note]
+
     def as_json(self) -> dict:
         return {
             "problem": self.problem,

@@ -12,6 +12,7 @@ import krippendorff
 import numpy as np
 import pytest
 from django.db import connection
+from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
 from grading.models import Assignment, Criterion
@@ -414,3 +415,23 @@ def test_query_bound_with_pytest_django(db, django_assert_max_num_queries):
     competition = _board("bound", 3)
     with django_assert_max_num_queries(8):
         problem_agreement(competition, resamples=20)
+
+
+def test_a_criterion_without_an_interval_says_why_on_the_page(db):
+    # Both jurors agree on every cell of criterion a: alpha is 1 in every resample, so there
+    # is no interval (never one of zero width), and the page says why beside the table.
+    competition = CompetitionFactory(slug="same")
+    problem = ProblemFactory(competition=competition, number=1)
+    rubric_with(problem, ("a", 4, 1), ("b", 4, 1))
+    one, two = JurorFactory(username="one"), JurorFactory(username="two")
+    for x, y in (("1", "2"), ("3", "3"), ("0", "1"), ("4", "2")):
+        paper_graded(PaperFactory(problem=problem), {one: {"a": x, "b": x}, two: {"a": x, "b": y}})
+    found = problem_agreement(competition, resamples=RESAMPLES)[0]
+    a = found.criteria[0]
+    assert (a.alpha, a.alpha_ci) == (1.0, None)
+    assert "Every resample gives 1.0, so the bootstrap gives no interval." in a.note
+    assert found.criterion_notes == [("a", a.note)]
+    html = render_to_string(
+        "grading/review/partials/_agreement_problems.html", {"review": {"agreement": [found]}}
+    )
+    assert "<li>a: " in html and "so the bootstrap gives no interval." in html
