@@ -22,9 +22,10 @@ SCALE = (
 )
 RESAMPLING = (
     "Intervals are 95% bootstrap intervals that resample papers, each with all its cells "
-    "(a cluster bootstrap): with 10 papers or fewer, the exact bootstrap distribution over every "
-    "distinct resample; otherwise percentiles of random resamples, with the Monte-Carlo error "
-    "of their ends, and more resamples (up to 100,000) where that error exceeds 0.005."
+    "(a cluster bootstrap): none with fewer than 5 papers; with 5 to 10, the exact bootstrap "
+    "distribution over every distinct resample; otherwise percentiles of random resamples, "
+    "with the Monte-Carlo error of their ends, and more resamples (up to 100,000) where that "
+    "error exceeds 0.005."
 )
 ICC_METHOD = (
     "ICC(A,k) = ICC(2,k) is the reliability of the mean of k jurors' marks; ICC(A,1) = ICC(2,1) "

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ._common import (
+    MIN_UNITS,
     Bootstrap,
     Interval,
     as_float,
@@ -24,6 +25,7 @@ from ._common import (
     join_notes,
     plural,
     present,
+    too_few_note,
 )
 
 
@@ -136,6 +138,14 @@ def reliabilities(
     for p in pending:
         p.base = p.results
     todo = [p for p in pending if p.statistic is not None]
+    if resamples > 0:
+        for p in todo:
+            if p.statistic.figures.shape[0] < MIN_UNITS:
+                p.results = [
+                    replace(r, note=join_notes([r.note, too_few_note(r.clusters, r.unit)]))
+                    for r in p.base
+                ]
+        todo = [p for p in todo if p.statistic.figures.shape[0] >= MIN_UNITS]
     drawn = resamples
     while todo and drawn > 0:
         _draw(todo, resamples=drawn, seed=seed)

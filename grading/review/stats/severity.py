@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._common import (
+    MIN_UNITS,
     Bootstrap,
     Interval,
     bootstrap_interval,
@@ -31,6 +32,7 @@ from ._common import (
     fmt,
     interval_method,
     plural,
+    too_few_note,
 )
 
 GROUP, PAIR, ALONE = "group", "pair", "alone"
@@ -54,6 +56,7 @@ class JurorEffect:
     papers: int
     boot: Bootstrap | None = None
     boot_units: int = 0  # the papers the bootstrap resampled
+    note: str | None = None  # why there is no interval, when there is none
 
     @property
     def clear(self) -> bool:
@@ -90,14 +93,14 @@ def juror_effects_of_many(
     """Return juror_effects of each of `juries` (e.g. one a problem), the same figures as one
     call each: their bootstraps share the draws (bootstrap_sums), drawn once for all."""
     fits = [_Fit(marks) for marks in juries]
-    pending = [g for f in fits for g in f.pending]
+    pending = [g for f in fits for g in f.pending if g.n_papers >= MIN_UNITS]
     sums = (
         bootstrap_sums([g.figures for g in pending], resamples=resamples, seed=seed)
         if resamples > 0 and pending
         else [None] * len(pending)
     )
     sums_of = dict(zip(map(id, pending), sums, strict=True))
-    return [f.effects(sums_of) for f in fits]
+    return [f.effects(sums_of, drawn=resamples > 0) for f in fits]
 
 
 class _Fit:
@@ -138,11 +141,14 @@ class _Fit:
                 )
             )
 
-    def effects(self, sums_of: dict) -> tuple[JurorEffect, ...]:
+    def effects(self, sums_of: dict, *, drawn: bool) -> tuple[JurorEffect, ...]:
         jurors = self.jurors
         out = {j: JurorEffect(jurors[j], ALONE, (), None, None, 0, 0) for j in self.alone}
         for g in self.pending:
-            s = sums_of[id(g)]
+            s = sums_of.get(id(g))
+            note = None
+            if drawn and g.n_papers < MIN_UNITS:
+                note = too_few_note(g.n_papers, "paper")
             point = g.effects(g.figures.sum(axis=0)[None, :])[0]
             boots = [None] * len(g.members)
             if s is not None:
@@ -163,6 +169,7 @@ class _Fit:
                     g.papers[i],
                     boot,
                     g.n_papers,
+                    note if boot is None else boot.note,
                 )
         return tuple(out[j] for j in range(len(jurors)))
 
@@ -287,13 +294,16 @@ def effect_sentence(effect: JurorEffect, *, scale: float | None = None) -> str:
     size = f"{abs(value):.3f} of a criterion's maximum" + (
         f" ({fmt(abs(value) * scale)} points on a paper of {fmt(scale)})" if scale else ""
     )
-    side = "above" if value >= 0 else "below"
+    if abs(value) < 0.0005:  # 0.000 to the digits shown: "above" or "below" would mislead
+        side_of = "like"
+    else:
+        side_of = f"{size} {'above' if value > 0 else 'below'}"
     if effect.kind == PAIR:
         other = effect.peers[0]
-        text = f"marks {size} {side} {other} on the cells they share"
+        text = f"marks {side_of} {other} on the cells they share"
     else:
         text = (
-            f"marks {size} {side} the average of the {len(effect.peers) + 1} jurors "
+            f"marks {side_of} the average of the {len(effect.peers) + 1} jurors "
             "linked by shared papers"
         )
     text += f" ({plural(effect.cells, 'shared cell')}"
@@ -306,7 +316,8 @@ def effect_sentence(effect: JurorEffect, *, scale: float | None = None) -> str:
         )
     text += ")"
     if effect.ci is None:
-        text += "; no interval, so no verdict"
+        why = (effect.note or "").removeprefix("No interval: ").rstrip(".")
+        text += f"; no interval{f' ({why})' if why else ''}, so no verdict"
     elif effect.clear:
         than = f" than {effect.peers[0]}" if effect.kind == PAIR else " than the average juror"
         text += (": more lenient" if value > 0 else ": more severe") + than

@@ -138,9 +138,10 @@ def test_alpha_and_icc_are_the_statistics_of_the_submitted_marks(jury):
     both = icc(SHARES, papers=labels, resamples=RESAMPLES, seed=2026)
     assert (first.icc, first.icc_single) == (both.average, both.single)
     assert first.icc.value is not None and first.icc_single.value < first.icc.value
-    # Four papers: the exact bootstrap over papers (35 distinct resamples), no Monte-Carlo error.
-    assert (first.alpha.unit, first.alpha.clusters, first.alpha.exact) == ("paper", 4, True)
-    assert first.alpha.resamples == 35 and first.alpha.mc_error == 0
+    # Four papers: too few for a bootstrap (its 35 distinct resamples would say little).
+    assert (first.alpha.unit, first.alpha.clusters, first.alpha.ci) == ("paper", 4, None)
+    too_few = "No interval: 4 papers are too few for a bootstrap, which needs at least 5."
+    assert first.alpha.note == too_few and first.icc.ci is None and first.icc_single.ci is None
     a, b = first.criteria
     # A criterion's own figures are on its points (alpha does not change with the scale).
     assert (a.alpha, a.alpha_ci, a.n_cells) == (
@@ -149,7 +150,8 @@ def test_alpha_and_icc_are_the_statistics_of_the_submitted_marks(jury):
         4,
     )
     assert b.alpha == krippendorff_alpha_interval(UNITS["b"], resamples=RESAMPLES).value
-    assert (a.maximum, a.exact, a.resamples) == (2.0, True, 35)
+    assert (a.maximum, a.alpha_ci, a.resamples) == (2.0, None, 0)
+    assert a.note == too_few
     assert a.icc is None  # per criterion only when asked
     with_icc = problem_agreement(competition, resamples=RESAMPLES, criterion_icc=True)[0]
     assert with_icc.criteria[0].icc == icc_2k(UNITS["a"], resamples=RESAMPLES).value
@@ -206,12 +208,13 @@ def test_severity_of_two_jurors_is_only_their_difference(jury):
     assert anna.effect == pytest.approx(5 / 48) and other.effect == pytest.approx(-5 / 48)
     assert anna.sentence.startswith(
         "marks 0.104 of a criterion's maximum (0.52 points on a paper of 5.0) above juror-x "
-        "on the cells they share (8 shared cells; 95% interval"
+        "on the cells they share (8 shared cells); no interval (4 papers are too few for a "
+        "bootstrap, which needs at least 5), so no verdict"
     )
     assert anna.sentence.endswith(
         "only the difference between them is identified, not which of them is off"
     )
-    assert anna.method.startswith("95% exact bootstrap over 4 papers")
+    assert anna.method is None and anna.ci is None
 
 
 def test_marks_count_as_first_submitted_through_repeated_revisions_and_imports(db):
@@ -261,6 +264,13 @@ def test_severity_is_worded_for_the_chair(db):
     assert "more lenient than sev" in found.jurors[0].sentence
     assert "more severe than len" in found.jurors[1].sentence
     assert found.provisional
+    # each interval says how it was drawn
+    data = found.as_json()
+    assert data["exact"] and data["papers"] == 5
+    assert data["jurors"][0]["method"] == (
+        "95% exact bootstrap over 5 papers (all 126 distinct resamples, weighted by their "
+        "probability)"
+    )
 
 
 def test_three_jurors_linked_by_shared_papers_are_each_measured(db):
@@ -344,7 +354,7 @@ def test_as_json(jury):
     } <= set(first)
     assert first["problem"] == 1 and first["discrepancy_rate"] == 0.25
     assert first["provisional"] is False and data[1]["provisional"] is True
-    assert len(first["alpha_ci"]) == 2 and first["alpha_ci"][0] <= first["alpha_ci"][1]
+    assert first["alpha_ci"] is None  # four papers: too few for a bootstrap
     anna = first["jurors"][0]
     assert {k: anna[k] for k in ("name", "kind", "peers", "cells", "papers")} == {
         "name": "Anna Berg",
@@ -354,11 +364,10 @@ def test_as_json(jury):
         "papers": 4,
     }
     assert anna["effect_scale"] == "share of a criterion's maximum"
-    assert anna["effect"] == pytest.approx(5 / 48) and len(anna["effect_ci"]) == 2
-    assert first["resampling_unit"] == "paper" and first["papers"] == 4 and first["exact"]
-    assert first["alpha_interval_method"].startswith("95% exact bootstrap over 4 papers")
+    assert anna["effect"] == pytest.approx(5 / 48) and anna["effect_ci"] is None
+    assert first["resampling_unit"] == "paper" and first["papers"] == 4
+    assert first["alpha_interval_method"] is None and "too few" in first["alpha_note"]
     assert first["icc_single"] is not None and "ICC(A,1)" in first["icc_method"]
-    assert first["icc_interval_method"].startswith("95% exact bootstrap over 4 papers")
     assert first["scale"].startswith("Problem figures pool the criteria on marks as a share")
     assert [c["code"] for c in first["criteria"]] == ["a", "b"]
     assert {"code", "discrepancy_rate", "alpha", "alpha_ci", "n_cells", "method"} <= set(
@@ -424,7 +433,7 @@ def test_a_criterion_without_an_interval_says_why_on_the_page(db):
     problem = ProblemFactory(competition=competition, number=1)
     rubric_with(problem, ("a", 4, 1), ("b", 4, 1))
     one, two = JurorFactory(username="one"), JurorFactory(username="two")
-    for x, y in (("1", "2"), ("3", "3"), ("0", "1"), ("4", "2")):
+    for x, y in (("1", "2"), ("3", "3"), ("0", "1"), ("4", "2"), ("2", "2"), ("1", "0")):
         paper_graded(PaperFactory(problem=problem), {one: {"a": x, "b": x}, two: {"a": x, "b": y}})
     found = problem_agreement(competition, resamples=RESAMPLES)[0]
     a = found.criteria[0]

@@ -364,28 +364,32 @@ def test_icc_intervals_resample_papers_with_all_their_rows():
 
 
 def test_few_papers_get_the_exact_bootstrap_distribution():
-    # 4 papers: every one of the 4^4 = 256 equally likely ordered draws, by enumeration.
-    cells = [[1, 2], [2, 2], [0, 1], [1, 1], [3, 3], [2, 4], [0, 0], [1, 0]]
-    labels = ["a", "a", "b", "b", "c", "c", "d", "d"]
+    # 5 papers: every one of the 5^5 = 3,125 equally likely ordered draws, by enumeration.
+    cells = [[1, 2], [2, 2], [0, 1], [1, 1], [3, 3], [2, 4], [0, 0], [1, 0], [4, 3], [2, 2]]
+    labels = ["a", "a", "b", "b", "c", "c", "d", "d", "e", "e"]
     got = krippendorff_alpha_interval(cells, papers=labels, resamples=10_000)
-    assert got.exact and got.mc_error == 0 and got.resamples == distinct_resamples(4) == 35
-    by_paper = [cells[2 * p : 2 * p + 2] for p in range(4)]
-    kept = sorted(
-        v
-        for draw in itertools.product(range(4), repeat=4)
-        if not np.isnan(v := _package_alpha_or_nan([c for p in draw for c in by_paper[p]]))
-    )
+    assert got.exact and got.mc_error == 0 and got.resamples == distinct_resamples(5) == 126
+    by_paper = [cells[2 * p : 2 * p + 2] for p in range(5)]
+    draws = list(itertools.product(range(5), repeat=5))
+    values = [_package_alpha_or_nan([c for p in d for c in by_paper[p]]) for d in draws]
+    kept = sorted(v for v in values if not np.isnan(v))
     # inverted CDF: the smallest value whose cumulative share reaches 2.5% (97.5%)
     low = kept[math.ceil(0.025 * len(kept)) - 1]
     high = kept[math.ceil(0.975 * len(kept)) - 1]
     assert got.ci == pytest.approx((low, high), abs=1e-9)
-    # resamples without variation (e.g. paper d four times: every mark 0 or... no pair differs)
-    distinct = {tuple(sorted(d)) for d in itertools.product(range(4), repeat=4)}
-    undefined = [
-        d for d in distinct if np.isnan(_package_alpha_or_nan([c for p in d for c in by_paper[p]]))
-    ]
+    # the distinct resamples without variation (e.g. paper d five times: every mark 0 or 1...)
+    undefined = {tuple(sorted(d)) for d, v in zip(draws, values, strict=True) if np.isnan(v)}
     assert got.skipped == len(undefined)
-    assert got.method.startswith("95% exact bootstrap over 4 papers (all 35 distinct resamples")
+    assert got.method.startswith("95% exact bootstrap over 5 papers (all 126 distinct resamples")
+
+
+def test_fewer_than_five_papers_get_no_interval_and_a_sentence():
+    cells = [[1, 2], [2, 2], [0, 1], [1, 1], [3, 3], [2, 4], [0, 0], [1, 0]]
+    got = krippendorff_alpha_interval(cells, papers=list("aabbccdd"), resamples=10_000)
+    assert got.value is not None and got.ci is None and got.method is None
+    assert got.note == "No interval: 4 papers are too few for a bootstrap, which needs at least 5."
+    both = icc(cells, papers=list("aabbccdd"), resamples=10_000)
+    assert both.average.ci is None and "4 papers are too few" in both.single.note
 
 
 def test_exact_counts_are_the_multinomial_distribution():

@@ -113,13 +113,13 @@ def test_separate_groups_are_measured_apart():
 
 
 def test_the_interval_is_the_exact_paper_bootstrap_of_the_fit():
-    # Four papers: every one of the 4^4 ordered draws of papers, each fitted by lstsq.
-    rows = rotating_jury(2, papers=4, criteria=2)
+    # Five papers: every one of the 5^5 ordered draws of papers, each fitted by lstsq.
+    rows = rotating_jury(2, papers=5, criteria=2)
     got = juror_effects(rows, resamples=10_000)
     assert all(e.boot.exact for e in got)
-    by_paper = {p: [r for r in rows if r[0] == p] for p in range(4)}
+    by_paper = {p: [r for r in rows if r[0] == p] for p in range(5)}
     estimates = []
-    for draw in itertools.product(range(4), repeat=4):
+    for draw in itertools.product(range(5), repeat=5):
         drawn = []
         for copy, p in enumerate(draw):  # each copy of a paper is a paper of its own
             drawn += [(copy, (copy, cell), j, v) for _, cell, j, v in by_paper[p]]
@@ -162,14 +162,30 @@ def test_points_on_a_whole_paper():
 
 
 def test_resamples_that_unlink_the_jurors_are_left_out_and_counted():
-    # A chain A-B, B-C, two papers a link: a resample without one link's papers unlinks them.
+    # A chain A-B (two papers), B-C (three): a resample without one link's papers unlinks them.
     rows = []
-    for p, (one, two) in enumerate([("A", "B")] * 2 + [("B", "C")] * 2):
+    for p, (one, two) in enumerate([("A", "B")] * 2 + [("B", "C")] * 3):
         rows += [(p, (p, 0), one, 0.5 + p / 20), (p, (p, 0), two, 0.25 + p / 40)]
     a, b, c = juror_effects(rows, resamples=10_000)
     assert a.boot.exact and a.boot.skipped > 0
-    # unlinked: no A-B paper (all four draws among the B-C ones) or no B-C paper: 2 (1/2)^4
-    assert a.boot.skipped_share == pytest.approx(2 * 0.5**4)  # 12.5%, over the 5% to say so
+    # unlinked: no A-B paper (all five draws among the B-C ones) or no B-C paper
+    assert a.boot.skipped_share == pytest.approx(0.6**5 + 0.4**5)  # 8.8%, over 5%: said
     assert "of the resampled juries left these jurors unlinked and were left out" in (
         effect_sentence(a)
+    )
+
+
+def test_too_few_papers_for_an_interval_and_an_effect_of_nothing():
+    rows = []
+    for p in range(3):
+        rows += [(p, (p, "x"), "A", 0.5), (p, (p, "x"), "B", 0.5)]
+    a, _ = juror_effects(rows, resamples=10_000)
+    assert a.ci is None and a.note.endswith(
+        "3 papers are too few for a bootstrap, which needs at least 5."
+    )
+    assert effect_sentence(a) == (
+        "marks like B on the cells they share (3 shared cells); no interval (3 papers are too "
+        "few for a bootstrap, which needs at least 5), so no verdict; with only the two of "
+        "them on these papers, only the difference between them is identified, not which of "
+        "them is off"
     )
