@@ -97,14 +97,6 @@ def resampled_sums(figures: Sequence[np.ndarray], *, resamples: int, seed: int) 
     return out  # type: ignore[return-value]
 
 
-def percentile_interval(estimates: np.ndarray) -> Interval | None:
-    """Return the 95% percentile interval of bootstrap estimates (None without estimates)."""
-    if estimates.size == 0:
-        return None
-    low, high = np.percentile(estimates, [2.5, 97.5])
-    return float(low), float(high)
-
-
 def bootstrap_note(skipped: int, resamples: int, why: str) -> str | None:
     """Say when many resamples gave no figure (over 5%), so the interval rests on fewer."""
     if resamples and skipped / resamples > 0.05:
