@@ -1,5 +1,5 @@
-"""README's "Run a real jury" works as written: its shell block, run on a fresh SQLite
-database from a checkout-like folder, imports the IOL-AI data, creates the accounts with
+"""docs/run-a-real-jury.md (the README's "Run a real jury", linked from it) works as
+written: its shell block, run on a fresh SQLite database from a checkout-like folder, imports the IOL-AI data, creates the accounts with
 their links, sets medal thresholds on the jury's scale (its 75-point rubrics), and ends with
 every paper assigned twice and rendered as PDF."""
 
@@ -12,13 +12,16 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTION = "## Run a real jury"
+WALK = ROOT / "docs" / "run-a-real-jury.md"
 
 
 def _block() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split(SECTION, 1)[1].split("\n## ", 1)[0]
-    return re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    walk = WALK.read_text(encoding="utf-8")
+    return re.search(r"```sh\n(.*?)```", walk, re.S).group(1)
+
+
+def test_the_readme_links_the_jury_walk():
+    assert "(docs/run-a-real-jury.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_readme_block_runs_a_real_jury_from_an_empty_database(tmp_path, iolai_dir):
