@@ -30,7 +30,7 @@ What the script does:
    small competition (time, SQL queries), and rendered alone by WeasyPrint (time, pages).
 
 Exit status: 0 done; 1 a route's (or the PDF part's) query count differs between the two
-sizes (or a page did not answer 200); 3 a setup error. The figures of a run are in benchmarks/README.md.
+sizes (or a page did not answer 200); 3 a setup error. The figures of a run are in benchmarks/HISTORY.md.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ What the script does:
    times with the comparison's cache entry deleted before each request (greedy and the exact k = 1, 2 search
    computed again). DEBUG is off.
 
-Exit status: 0 done; 3 a setup error. Figures of a run are in benchmarks/README.md.
+Exit status: 0 done; 3 a setup error. Figures of a run are in benchmarks/HISTORY.md.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ What the script does:
    runs), and the response's size.
 
 Exit status: 0 every page answered 200; 1 one did not; 3 a setup error. Figures of a run are
-in benchmarks/README.md, beside the plain rule's time of `benchmarks/score_board.py` run in
+in benchmarks/HISTORY.md, beside the plain rule's time of `benchmarks/score_board.py` run in
 the same session as a measure of the machine's speed.
 """
 

@@ -75,7 +75,7 @@ the client threads and whatever else runs (the load average at the start is prin
 vary by a factor of 2 when other processes are busy). In the burst phase 20 requests are
 always in flight, so latency = 20 / throughput (Little's law): on two cores no Django view
 gets a 50 ms p95 there; the paced phase is the one that models 20 jurors. See
-benchmarks/README.md for the figures of a run and where the autosave's time goes.
+benchmarks/HISTORY.md for the figures of a run and where the autosave's time goes.
 """
 
 from __future__ import annotations

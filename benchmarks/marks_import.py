@@ -10,7 +10,7 @@ one of --jurors jurors (49 x 5 x 7 x 6 = 10,290 rows by default: the size the is
 team uploaded), then times the import twice on a scratch PostgreSQL database on 127.0.0.1:
 `grading.services.marks_import` as `manage.py import_marks` runs it, and the upload page's
 POST through django.test.Client (which IOLEVAL_WEB_IMPORT_MAX_ROWS now refuses at this size,
-naming the command). Figures: benchmarks/README.md.
+naming the command). Figures: benchmarks/HISTORY.md.
 """
 
 from __future__ import annotations

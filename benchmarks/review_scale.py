@@ -31,7 +31,7 @@ What the script does:
    the page as a browser asks for it (Django's test client, the whole request cycle): the
    page with an empty cache, its chart images, the page again once cached.
 
-Exit status: 0 done; 3 a setup error. The figures of a run are in benchmarks/README.md.
+Exit status: 0 done; 3 a setup error. The figures of a run are in benchmarks/HISTORY.md.
 """
 
 from __future__ import annotations

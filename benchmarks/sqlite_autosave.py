@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/sqlite_autosave.py [--clients 40] [--seconds 40] [--json]
 
-What it does, step by step (see benchmarks/README.md for figures):
+What it does, step by step (see benchmarks/HISTORY.md for figures):
 
 1. **Database.** A fresh SQLite file in a temporary folder (deleted at the end unless
    `--keep`), `manage.py migrate` and `manage.py demo`, as `make run` does; the settings are

@@ -63,7 +63,7 @@ from .tasks import render_papers_task
 logger = logging.getLogger(__name__)
 
 MANIFEST = "batch.json"
-# A paper renders in well under a second (benchmarks/README.md): two minutes without a new
+# A paper renders in well under a second (benchmarks/HISTORY.md): two minutes without a new
 # file means that no worker is rendering this batch (or that all are busy elsewhere).
 STALL_AFTER_SECONDS = 120
 _BATCH_ID = re.compile(r"^[0-9a-f]{32}$")

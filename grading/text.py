@@ -64,7 +64,7 @@ ALLOWED_TAGS = frozenset(
 DROPPED_WITH_CONTENT = frozenset({"script", "style", "title", "template", "noscript"})
 MARKDOWN_EXTENSIONS = ["extra", "sane_lists"]
 
-# The bounds (figures in benchmarks/README.md). The longest of the 644 explanations of the
+# The bounds (figures in benchmarks/HISTORY.md). The longest of the 644 explanations of the
 # IOL-AI 2026 submissions has 2,975 characters and 104 lines.
 EXPLANATION_LIMIT = 10_000  # characters shown of an explanation
 LINE_LIMIT = 250  # lines shown of an explanation

@@ -1,7 +1,7 @@
 """Scoring rules as pure functions: normalisation, parsing, exact match, chrF, aggregation.
 
 Nothing here touches the ORM. `iol2026` reproduces the IOL-AI 2026 competition rule
-(see the README); `sacrebleu` swaps in sacrebleu's sentence chrF with the same exact
+(docs/commands.md); `sacrebleu` swaps in sacrebleu's sentence chrF with the same exact
 match, parsing and aggregation.
 """
 

@@ -1,4 +1,4 @@
-"""SQLite, the database of `make run` and of the README's jury, under concurrent autosaves.
+"""SQLite, the database of `make run` and of docs/run-a-real-jury.md, under concurrent autosaves.
 
 Before its DATABASES options (ioleval/settings/base.py) and WAL mode (ioleval/sqlite.py),
 concurrent autosaves answered 500 "database is locked": 72 of 93 with 40 tabs for 10 s.

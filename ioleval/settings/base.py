@@ -84,13 +84,13 @@ DATABASES = {
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DJANGO_CONN_MAX_AGE", default=60))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # SQLite (`make run`, the README's jury) with many jurors saving at once: every
+    # SQLite (`make run`, docs/run-a-real-jury.md) with many jurors saving at once: every
     # transaction takes the one write lock when it begins (IMMEDIATE: one that read first and
     # then wrote would fail at once, "database is locked", when another wrote in between),
     # and waits up to `timeout` seconds for it instead of failing, in turn with the other
     # transactions of its process (ioleval/sqlite/base.py). Readers never wait for the
     # writer: migrate puts the file in WAL mode (ioleval/sqlite/__init__.py). Figures:
-    # benchmarks/README.md (sqlite_autosave.py).
+    # benchmarks/HISTORY.md (sqlite_autosave.py).
     DATABASES["default"]["ENGINE"] = "ioleval.sqlite"
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
@@ -172,7 +172,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 # An import page refuses a file of more rows (CSV records, JSONL lines) or bytes than these,
 # naming the command that imports it (ioleval/uploads.py): a larger file would outlast the request
-# (on the page: 1,050 marks took 18 s, 3,150 took 42 s; benchmarks/README.md).
+# (on the page: 1,050 marks took 18 s, 3,150 took 42 s; benchmarks/HISTORY.md).
 IOLEVAL_WEB_IMPORT_MAX_ROWS = env.int("IOLEVAL_WEB_IMPORT_MAX_ROWS", default=1_000)
 IOLEVAL_WEB_IMPORT_MAX_BYTES = env.int("IOLEVAL_WEB_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)
 # PostgreSQL: seconds an autosave waits for its problem's jury row (held by a marks import or

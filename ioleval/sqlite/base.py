@@ -3,7 +3,7 @@
 SQLite lets one transaction write at a time. Its own wait for the lock (the busy timeout)
 polls, sleeping up to 100 ms between tries, so under many writers a waiting transaction
 keeps losing the lock to ones that came after it: with 40 tabs saving at once, a few waited
-past any timeout and failed with "database is locked" (benchmarks/README.md). Within one
+past any timeout and failed with "database is locked" (benchmarks/HISTORY.md). Within one
 process (`manage.py runserver`, one gunicorn worker) transactions here queue for the lock in
 arrival order instead, each handing it to the next when it ends; SQLite's busy timeout is
 left to order them with other processes (a management command running meanwhile).

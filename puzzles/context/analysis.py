@@ -1,6 +1,6 @@
 """Damage scores of a Rosetta Stone puzzle's context examples: pure, no Django.
 
-Definitions (the paper "Load-Bearing Context: The Question Damage Score"; README, Context lab):
+Definitions (the paper "Load-Bearing Context: The Question Damage Score"; docs/context-lab.md):
 
 - tokens: the tokens of the foreign side of the examples, by a tokenizer (`whitespace`, the
   paper's, or `normalized`, ours and the default);

@@ -1,7 +1,7 @@
 """The structural label of a puzzle variant: does its deletion damage a question? Pure.
 
 A variant is structurally **unsolvable** when the examples it deletes damage at least one
-question (README, Context lab: a question is damaged when every accepted alternative loses
+question (docs/context-lab.md: a question is damaged when every accepted alternative loses
 a required token that the context held only in deleted examples):
 
 - `original` deletes nothing, so it is never unsolvable;

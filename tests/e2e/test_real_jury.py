@@ -1,6 +1,6 @@
-"""README's "Run a real jury" in a real browser, from an empty database.
+"""docs/run-a-real-jury.md (the README's jury walk) in a real browser, from an empty database.
 
-The commands of its steps 1-4 run as the README gives them (the first organizer with
+The commands of its steps 1-4 run as docs/run-a-real-jury.md gives them (the first organizer with
 ``create_jurors``, the IOL-AI data, a rubric, one system for the jury); then steps 8-10
 in the browser: the organizer sets a password through the printed link, creates two jurors
 and a chair on the Accounts page, puts the jurors in problem 1's grading group and assigns
@@ -36,7 +36,7 @@ pytestmark = [
 ]
 
 SLUG = "iolai-2026"
-SYSTEM = "arvindcr4"  # the one system the jury grades (README step 4 selects three)
+SYSTEM = "arvindcr4"  # the one system the jury grades (the walk's step 4 selects three)
 PROBLEM = 1
 ORGANIZER = "maria"
 JUROR_A, JUROR_B, CHAIR = "ann", "ben", "cleo"
@@ -47,7 +47,7 @@ PASSWORDS = {
     JUROR_B: "ben-sets-this-9053",
     CHAIR: "cleo-sets-this-3370",
 }
-# Problem 1's rubric as README step 3 has it: criterion code -> (maximum, step).
+# Problem 1's rubric as the walk's step 3 has it: criterion code -> (maximum, step).
 CRITERIA = {"1a": (10, 0.5), "1b": (5, 0.5)}
 # Criterion code -> points typed; the jurors differ on 1b only (tolerance 0).
 MARKS_A = {"1a": "6", "1b": "3"}
@@ -67,7 +67,7 @@ class RealJury:
 
 
 def _rubric() -> dict:
-    """README step 3's rubric: an assignment and a theory criterion per problem."""
+    """The walk's step 3 rubric: an assignment and a theory criterion per problem."""
     problems = []
     for number in range(1, 6):
         criteria = [
@@ -80,7 +80,7 @@ def _rubric() -> dict:
 
 @pytest.fixture
 def real_jury(transactional_db, live_server, iolai_dir, tmp_path) -> RealJury:
-    """README steps 1-4 on an empty migrated database, through the same commands."""
+    """The walk's steps 1-4 on an empty migrated database, through the same commands."""
     from django.contrib.auth import get_user_model
 
     from grading.models import Paper

@@ -1,4 +1,4 @@
-"""The jury's scale on a 75-point jury (README's rubrics): thresholds set within it from the
+"""The jury's scale on a 75-point jury (docs/run-a-real-jury.md's rubrics): thresholds set within it from the
 service, the commands and the competition page, the scale set and given back to the rubrics,
 rubric changes that move it, and every page and output that says what totals are out of.
 
@@ -31,7 +31,7 @@ SLUG = "jury75"
 
 
 def readme_rubrics(*, answers: int = 10, explanation: int = 5, problems=range(1, 6)) -> str:
-    """README's rubrics: per problem, answers /10 and an explanation /5 (75 in all)."""
+    """docs/run-a-real-jury.md's rubrics: per problem, answers /10 and an explanation /5 (75 in all)."""
     return json.dumps(
         {
             "problems": [

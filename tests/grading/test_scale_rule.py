@@ -10,7 +10,7 @@ import pytest
 from grading.errors import GradingError
 from grading.scale import JuryScale, scale_moves, scale_points_check, thresholds_check
 
-FIVE_OF_15 = tuple((n, D(15)) for n in range(1, 6))  # README's rubrics: 75 in all
+FIVE_OF_15 = tuple((n, D(15)) for n in range(1, 6))  # docs/run-a-real-jury.md's rubrics: 75 in all
 
 
 def ladder(gold, silver, bronze=None, mention=None) -> dict:

@@ -207,7 +207,7 @@ def test_what_the_messages_say_is_what_pandas_does(small, tmp_path):
 
 
 def test_a_bare_cr_file_is_read_as_written_where_pandas_shifts_a_row(small, tmp_path):
-    # The one difference kept on purpose (README, "How outputs are read"): with bare-CR line
+    # The one difference kept on purpose (docs/commands.md, "How outputs are read"): with bare-CR line
     # ends, pandas' C tokenizer drops the empty first field of a row after a blank line.
     text = f"explanation,id,pred\r,{T1},dog\r\r,{T2},tree\r"
     path = tmp_path / "cr.csv"
