@@ -5,7 +5,7 @@ zip, runs and their outputs, probes, technique tags, automatic scores, contestan
 of more than IOLEVAL_WEB_IMPORT_MAX_ROWS rows, or IOLEVAL_WEB_IMPORT_MAX_BYTES bytes, is
 refused with the management command that imports it, which has no time limit. A request
 that imported it would outlast the web worker's timeout and end in a bare error
-(benchmarks/README.md, marks_import.py: 10,290 marks).
+(benchmarks/HISTORY.md, marks_import.py: 10,290 marks).
 
 Rows are what the import reads: a CSV's records (its header included; the line breaks of a
 quoted field stay inside its record, as model explanations have many), a JSONL's lines; a
