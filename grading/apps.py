@@ -7,7 +7,8 @@ class GradingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Answer what `puzzles` asks of the jury (puzzles.jury), by id, from our tables."""
+        """Answer what `puzzles` asks of the jury (puzzles.jury), by id, from our tables, and
+        have the result review refresh itself after a finalization (grading.signals)."""
         from puzzles import jury
 
         from .selectors import (
@@ -19,6 +20,7 @@ class GradingConfig(AppConfig):
         from .selectors_distinct import proposals_pending
         from .services.proposals import proposal_accept, proposal_reject_message
         from .services.scale import competition_set_scale, competition_set_thresholds
+        from .signals import problem_finalized
 
         jury.register(still_grading=competition_still_grading)
         jury.register_finalized(finalized=problems_finalized)
@@ -30,3 +32,12 @@ class GradingConfig(AppConfig):
             set_thresholds=lambda **kw: scale_status(competition_set_thresholds(**kw)),
             set_scale=competition_set_scale,
         )
+        problem_finalized.connect(_review_after_finalize, dispatch_uid="grading.review.refresh")
+
+
+def _review_after_finalize(sender, **kwargs) -> None:
+    """Have the result review refresh itself after a finalization (imported on the first
+    one, not at start-up: the review's statistics load scipy, a second more per command)."""
+    from .review.refresh import review_refresh_after_finalize
+
+    review_refresh_after_finalize(sender, **kwargs)

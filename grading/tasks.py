@@ -1,4 +1,6 @@
-"""Celery tasks of the jury: thin wrappers that take ids and call grading.pdf."""
+"""Celery tasks of the jury: thin wrappers that take ids and call grading.pdf; the review's
+refresh task lives with its lock in grading.review.refresh and is imported here so that
+Celery's autodiscovery (which imports `<app>.tasks`) registers it."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from ioleval.celery import connection_errors
 from puzzles.models import Competition, Problem
 
 from .pdf import competition_papers, packet_pdf, papers_write
+from .review.refresh import review_refresh_task  # noqa: F401  (registered for autodiscovery)
 
 logger = logging.getLogger(__name__)
 
@@ -60,11 +63,3 @@ def render_packet_task(juror_id: int, problem_id: int) -> str:
     problem = Problem.objects.get(pk=problem_id)
     content = ContentFile(packet_pdf(juror, problem))
     return default_storage.save(f"packets/{uuid.uuid4().hex}.pdf", content)
-
-
-@shared_task
-def review_refresh_task(competition_id: int, resamples: int) -> str:
-    """Compute and cache a competition's result review and its charts; return its cache key."""
-    from .review.services import review_refresh
-
-    return review_refresh(competition_id=competition_id, resamples=resamples)

@@ -64,3 +64,38 @@ def test_the_jury_answers_what_puzzles_asks(db):
     Paper.objects.filter(problem__competition=demo, problem__number__in=[1, 2]).delete()
     assert not jury_still_grading(demo)  # problem 3 alone, finalized
     assert not jury_still_grading(Competition.objects.create(slug="empty", name="Empty"))
+
+
+def _imported(path: Path) -> set[str]:
+    """Return the modules a file imports, relative imports made absolute (any nesting:
+    a function's import counts as much as a top-level one)."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    package = parts if parts[-1] == "__init__" else parts[:-1]
+    package = [p for p in package if p != "__init__"]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, node.module] if node.module else base)
+            found.add(module)
+            found.update(f"{module}.{a.name}" for a in node.names)
+    return found
+
+
+def test_the_jurys_writes_never_import_the_review():
+    """The writes announce a finalization (grading.signals); the review listens, connected
+    in grading/apps.py, so that a write never waits on, or breaks with, the review."""
+    writes = list((ROOT / "grading" / "services").rglob("*.py"))
+    assert writes
+    for path in writes:
+        assert not any(m.startswith("grading.review") for m in _imported(path)), path
+
+
+def test_the_review_never_imports_the_tasks():
+    """grading/tasks.py imports the review's refresh task, never the other way round."""
+    review = list((ROOT / "grading" / "review").rglob("*.py"))
+    assert "grading.review.refresh" in _imported(ROOT / "grading" / "tasks.py")
+    for path in review:
+        assert not any(m.startswith("grading.tasks") for m in _imported(path)), path

@@ -18,8 +18,9 @@ from django.core.management import call_command
 
 from benchmarks.scale.bulk import jury_complete
 from benchmarks.scale.data import build_board, build_jury
+from grading.review.build import review_build, review_charts
 from grading.review.charts import difficulty_scatter, jury_vs_auto_scatter, placement_histogram
-from grading.review.services import difficulty_sentence, review_build, review_charts
+from grading.review.wording import difficulty_sentence
 from ioleval.wording import p_cell, p_text
 from puzzles.analytics.ablation_charts import ablations_page_chart
 from puzzles.analytics.ablation_selectors import ablations_page

@@ -51,8 +51,9 @@ def dashboard(competition, args, result: dict, say, rng) -> None:
     """Time the whole review: figures, agreement, tags, charts, cold and cached."""
     from django.core.cache import cache
 
+    from grading.review.build import review_build, review_charts
+    from grading.review.cache import review_cached
     from grading.review.selectors import review_data
-    from grading.review.services import review_build, review_cached, review_charts
 
     contestants_add(competition, args.contestants, rng)
     analyze()
@@ -104,7 +105,8 @@ def page_requests(competition, repeats: int) -> dict[str, dict]:
     from django.test import Client
     from django.urls import reverse
 
-    from grading.review.services import CHARTS, review_refresh
+    from grading.review.model import CHARTS
+    from grading.review.refresh import review_refresh
     from puzzles.models import Competition
     from tests.grading.factories import OrganizerFactory
 

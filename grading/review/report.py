@@ -24,7 +24,7 @@ from django.utils.safestring import SafeString
 from ioleval.spreadsheet import csv_text, xlsx_bytes
 
 from ..pdf import render_pdf
-from .services import Review, ReviewCharts
+from .model import Review, ReviewCharts
 
 
 def review_pdf(

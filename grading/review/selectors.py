@@ -1,4 +1,4 @@
-"""Reads of the result review: plain data for grading.review.services, in a fixed number of
+"""Reads of the result review: plain data for grading.review.build, in a fixed number of
 queries whatever the number of systems, problems, papers or marks.
 
 Jury figures follow the marks as they stand (issue 8, item 5): a cell the jurors agreed on,

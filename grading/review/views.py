@@ -21,6 +21,9 @@ from puzzles.selectors import competition_get
 
 from ..selectors_blind import papers_still_graded, review_closed_text
 from ..services.blindness import pairs_seen_record
+from .cache import CACHE_SECONDS, review_cache, review_cached, review_charts_of, review_load
+from .model import CHARTS, Review
+from .refresh import STALLED_SECONDS, ReviewState, review_state
 from .report import (
     EXPORT_FORMATS,
     TABLES,
@@ -30,18 +33,6 @@ from .report import (
     review_table_csv,
     review_table_filename,
     review_table_xlsx,
-)
-from .services import (
-    CACHE_SECONDS,
-    CHARTS,
-    STALLED_SECONDS,
-    Review,
-    ReviewState,
-    review_cache,
-    review_cached,
-    review_charts_of,
-    review_load,
-    review_state,
 )
 
 review_roles = role_required(CHAIR, ORGANIZER)

@@ -12,6 +12,7 @@ from puzzles.models import Problem
 from ..access import chair_refusal
 from ..errors import GradingError
 from ..models import ProblemJury
+from ..signals import announce_on_commit, problem_finalized
 from .locks import jury_lock
 
 
@@ -69,9 +70,7 @@ def problem_finalize(*, problem: Problem, chair) -> ProblemJury:
     jury.finalized_at = timezone.now()
     jury.finalized_by = chair
     jury.save(update_fields=["finalized_at", "finalized_by"])
-    from ..review.services import review_refresh_soon  # the review imports the services
-
-    review_refresh_soon(problem.competition)  # with a worker: there when the chair looks
+    announce_on_commit(problem_finalized, sender=ProblemJury, problem=problem)  # the review
     return jury
 
 

@@ -105,7 +105,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # process keeps its own in memory, which is enough for `make run`.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 # A Redis cache that is down or hangs answers within seconds (redis-py waits 5 s a read and
-# retries); the review then computes in the request (grading.review.services). CACHE_URL's
+# retries); the review then computes in the request (grading.review.refresh). CACHE_URL's
 # query (?socket_timeout=5) overrides these.
 REDIS_CACHE_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2}
 if CACHES["default"]["BACKEND"].endswith("RedisCache"):

@@ -47,7 +47,7 @@ class Demo:
 @pytest.fixture
 def demo(db) -> Demo:
     from grading.models import Assignment
-    from grading.review.services import review_cached
+    from grading.review.cache import review_cached
     from grading.services import rubric_current
     from puzzles.models import Competition, Problem
 

@@ -40,7 +40,7 @@ def _points(maximum: Decimal, step: Decimal, share: Decimal) -> Decimal:
 def graded(db):
     """The demo with problems 1 and 2 graded by every assigned juror (not finalized)."""
     from grading.models import Assignment, Mark
-    from grading.review.services import review_build
+    from grading.review.build import review_build
     from grading.services import assignment_submit, mark_save, rubric_current
     from puzzles.models import Competition
 

@@ -27,7 +27,7 @@ from grading.models import (
     ProblemJury,
     Resolution,
 )
-from grading.review.services import review_build
+from grading.review.build import review_build
 from grading.selectors import comparison_sheet, final_totals, jury_scale, rubric_criteria
 from grading.services import (
     mark_save,

@@ -3,8 +3,8 @@ import sys
 
 from django.core.management.base import CommandError
 
+from grading.review.cache import review_cached
 from grading.review.report import review_pdf
-from grading.review.services import review_cached
 from ioleval.commands import AppCommand
 from puzzles.analytics.report import analytics_json
 from puzzles.analytics.report_pdf import analytics_report_html

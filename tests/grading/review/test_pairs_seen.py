@@ -116,7 +116,7 @@ def test_the_rule_agrees_with_the_page(client, built):
     what that chart or table shows."""
     from dataclasses import replace
 
-    from grading.review.services import review_cached
+    from grading.review.cache import review_cached
     from grading.review.views import review_shows_pairs
 
     client.force_login(built.chair)

@@ -18,8 +18,8 @@ from django.core.management import call_command
 from benchmarks.scale.bulk import jury_complete
 from benchmarks.scale.data import build_board, build_jury
 from grading.pdf import render_pdf
+from grading.review.cache import review_cached
 from grading.review.report import review_pdf_html
-from grading.review.services import review_cached
 from puzzles.analytics.charts import PDF_ROWS
 from puzzles.analytics.report_pdf import analytics_report_html
 from puzzles.demo import DEMO_SLUG

@@ -11,8 +11,7 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from grading import tasks
-from grading.review import services
+from grading.review import build, refresh
 from ioleval import shared_cache
 from puzzles.models import Competition
 from tests.faults import UNREACHABLE, broker_at, redis_cache_at, silent_server
@@ -26,7 +25,7 @@ CHART = reverse("grading:review_chart", args=["rv", "scatter"])
 def queued(monkeypatch):
     """A worker that takes tasks but has not run them yet: the ids queued."""
     calls = []
-    monkeypatch.setattr(tasks.review_refresh_task, "delay", lambda *args: calls.append(args))
+    monkeypatch.setattr(refresh.review_refresh_task, "delay", lambda *args: calls.append(args))
     return calls
 
 
@@ -42,7 +41,7 @@ def test_without_a_worker_the_page_is_computed_in_the_request(organizer_client, 
 
 
 def test_a_change_shows_the_last_review_and_queues_one_computation(organizer_client, built, queued):
-    services.review_refresh(competition_id=built.competition.pk, resamples=10_000)
+    refresh.review_refresh(competition_id=built.competition.pk, resamples=10_000)
     _gold("7.25")
     page = organizer_client.get(PAGE).content.decode()
     assert "gold 8" in page and "gold 7.25" not in page  # the last review, as it was
@@ -55,12 +54,12 @@ def test_a_change_shows_the_last_review_and_queues_one_computation(organizer_cli
 
 
 def test_the_poll_stops_and_reloads_once_the_new_review_is_in(organizer_client, built, queued):
-    services.review_refresh(competition_id=built.competition.pk, resamples=10_000)
+    refresh.review_refresh(competition_id=built.competition.pk, resamples=10_000)
     _gold("7.25")
     organizer_client.get(PAGE)
     polled = organizer_client.get(PROGRESS, HTTP_HX_REQUEST="true")
     assert polled.status_code == 200 and "HX-Refresh" not in polled
-    services.review_refresh(competition_id=queued[0][0], resamples=queued[0][1])  # the worker
+    refresh.review_refresh(competition_id=queued[0][0], resamples=queued[0][1])  # the worker
     done = organizer_client.get(PROGRESS, HTTP_HX_REQUEST="true")
     assert done.status_code == 286 and done["HX-Refresh"] == "true"
     page = organizer_client.get(PAGE).content.decode()
@@ -75,7 +74,7 @@ def test_before_any_review_the_page_says_it_is_being_computed(organizer_client, 
 
 
 def test_the_charts_are_those_of_the_review_shown(organizer_client, built, queued):
-    services.review_refresh(competition_id=built.competition.pk, resamples=10_000)
+    refresh.review_refresh(competition_id=built.competition.pk, resamples=10_000)
     Competition.objects.filter(slug="rv").update(name="Renamed review")
     chart = organizer_client.get(CHART)
     assert chart.status_code == 200 and chart["Content-Type"] == "image/svg+xml"
@@ -83,11 +82,11 @@ def test_the_charts_are_those_of_the_review_shown(organizer_client, built, queue
 
 
 def test_a_lost_computation_is_shown_as_stalled(organizer_client, built, queued):
-    services.review_refresh(competition_id=built.competition.pk, resamples=10_000)
+    refresh.review_refresh(competition_id=built.competition.pk, resamples=10_000)
     _gold("7.25")
     organizer_client.get(PAGE)
-    lock = services._lock_key(built.competition, 10_000)
-    cache.set(lock, time.time() - services.STALLED_SECONDS - 1, 60)
+    lock = refresh._lock_key(built.competition, 10_000)
+    cache.set(lock, time.time() - refresh.STALLED_SECONDS - 1, 60)
     page = organizer_client.get(PAGE).content.decode()
     assert "has not finished after 2 minutes" in page
     assert len(queued) == 1  # not queued again until the lock expires
@@ -97,11 +96,11 @@ def test_the_lock_is_released_when_the_computation_fails(built, monkeypatch):
     def broken(**kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(services, "review_build", broken)
-    cache.add(services._lock_key(built.competition, 10_000), time.time(), 60)
+    monkeypatch.setattr(build, "review_build", broken)
+    cache.add(refresh._lock_key(built.competition, 10_000), time.time(), 60)
     with pytest.raises(RuntimeError):
-        services.review_refresh(competition_id=built.competition.pk, resamples=10_000)
-    assert cache.get(services._lock_key(built.competition, 10_000)) is None
+        refresh.review_refresh(competition_id=built.competition.pk, resamples=10_000)
+    assert cache.get(refresh._lock_key(built.competition, 10_000)) is None
 
 
 def test_a_broker_that_is_down_means_computing_it_in_the_request(organizer_client, built):
@@ -113,7 +112,7 @@ def test_a_broker_that_is_down_means_computing_it_in_the_request(organizer_clien
     assert page.status_code == 200
     assert "gold 8" in page.content.decode() and PROGRESS not in page.content.decode()
     assert chart.status_code == 200
-    assert cache.get(services._lock_key(built.competition, 10_000)) is None
+    assert cache.get(refresh._lock_key(built.competition, 10_000)) is None
 
 
 def test_a_broker_that_hangs_costs_seconds(organizer_client, built):
@@ -202,7 +201,7 @@ def test_finalizing_with_the_broker_down_leaves_the_review_to_the_page(client, b
         started = time.monotonic()
         client.post(reverse("grading:finalize", args=["rv", 2]))
         assert time.monotonic() - started < 10
-    assert cache.get(services._lock_key(built.competition, 10_000)) is None  # not stuck
+    assert cache.get(refresh._lock_key(built.competition, 10_000)) is None  # not stuck
     assert "left to the page" in caplog.text
 
 
@@ -211,7 +210,7 @@ def test_finalizing_queues_the_review_when_a_worker_runs(
 ):
     from grading.services import problem_finalize
 
-    monkeypatch.setattr(services, "_with_worker", lambda: True)
+    monkeypatch.setattr(refresh, "_with_worker", lambda: True)
     with django_capture_on_commit_callbacks(execute=True):
         problem_finalize(problem=built.problems[1], chair=built.chair)
     assert queued == [(built.competition.pk, 10_000)]
@@ -233,8 +232,8 @@ def test_a_failing_computation_without_a_worker_is_an_error_once(
         calls.append(kwargs)
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(services, "review_build", broken)
+    monkeypatch.setattr(build, "review_build", broken)
     with pytest.raises(RuntimeError):
         organizer_client.get(PAGE)
     assert len(calls) == 1  # not computed a second time as if the broker were down
-    assert cache.get(services._lock_key(built.competition, 10_000)) is None
+    assert cache.get(refresh._lock_key(built.competition, 10_000)) is None

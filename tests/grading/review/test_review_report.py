@@ -11,8 +11,8 @@ from django.urls import reverse
 from openpyxl import load_workbook
 from pypdf import PdfReader
 
+from grading.review.cache import review_cached
 from grading.review.report import TABLES, review_pdf, review_table
-from grading.review.services import review_cached
 from ioleval.spreadsheet import csv_cell_read
 from tests.grading.review.builders import review_competition
 

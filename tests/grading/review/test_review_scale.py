@@ -16,9 +16,9 @@ from django.core.management import call_command
 from django.urls import reverse
 from pypdf import PdfReader
 
+from grading.review.build import review_build
 from grading.review.report import review_pdf
 from grading.review.selectors import review_fingerprint
-from grading.review.services import review_build
 from grading.services import competition_set_scale
 from puzzles.models import Competition
 from tests.grading.factories import OrganizerFactory

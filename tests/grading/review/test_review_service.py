@@ -13,9 +13,11 @@ from django.test.utils import CaptureQueriesContext
 from scipy import stats as sps
 
 from grading.models import Assignment, Contestant, Mark
-from grading.review import services
+from grading.review import build, model
+from grading.review.build import review_build
+from grading.review.cache import review_cached
 from grading.review.selectors import review_data, review_fingerprint
-from grading.review.services import ordinal, review_build, review_cached
+from grading.review.wording import correlation_sentence, ordinal
 from grading.services import mark_revise
 from puzzles.models import Competition
 from tests.grading.review.builders import (
@@ -122,7 +124,7 @@ def test_golden_paper_table_sentence_names_each_method():
     from tests.grading.review.stats.test_correlation import GOLDEN_AUTO, GOLDEN_JURY
 
     c = correlate(GOLDEN_AUTO, GOLDEN_JURY, names=("automatic scores", "jury totals"))
-    assert services.correlation_sentence(c) == (
+    assert correlation_sentence(c) == (
         "Over 5 systems, the jury's ranking and the automatic one agree with Spearman rho = "
         "1.00, p = 0.0167; Pearson r = 0.99 (95% interval 0.91 to 1.00, Fisher z), p = 0.0167; "
         "Kendall tau = 1.00, p = 0.0167 (p-values by exact permutation, all 120 orderings). "
@@ -134,7 +136,7 @@ def test_ranges_compare_shares_of_each_scale():
     # the case: a 30-point jury spanning 19.5 points, automatic scores spanning 47.1
     # of 100; in points the jury's range looks smaller, as shares it is the wider one
     systems = tuple(
-        services.SystemReview(
+        model.SystemReview(
             system=name,
             tier="",
             external=False,
@@ -154,14 +156,14 @@ def test_ranges_compare_shares_of_each_scale():
         )
         for name, auto, jury in [("A", 10.0, 5.0), ("B", 57.1, 24.5), ("C", 30.0, 12.0)]
     )
-    ranges = services._ranges(systems, 30.0)
+    ranges = build._ranges(systems, 30.0)
     assert ranges.jury_share == pytest.approx(19.5 / 30)  # 0.65
     assert ranges.auto_share == pytest.approx(47.1 / 100)
     assert ranges.sentence == (
         "The jury's totals span 65% of its 30-point scale (19.5 points), "
         "the automatic scores 47% of theirs (0-100)."
     )
-    unscaled = services._ranges(systems, None)
+    unscaled = build._ranges(systems, None)
     assert unscaled.jury_share is None
     assert unscaled.sentence == (
         "The jury's totals span 19.5 points (no scale set to compare with), "
@@ -378,8 +380,8 @@ def test_cache_hit_and_invalidation(monkeypatch):
     first = review_cached(competition=built.competition, resamples=R)
     assert first.charts.scatter.startswith("<svg")
     calls = []
-    real = services.review_build
-    monkeypatch.setattr(services, "review_build", lambda **kw: calls.append(kw) or real(**kw))
+    real = build.review_build
+    monkeypatch.setattr(build, "review_build", lambda **kw: calls.append(kw) or real(**kw))
     with CaptureQueriesContext(connection) as queries:
         again = review_cached(competition=built.competition, resamples=R)
     assert len(queries) == 1  # the fingerprint only
@@ -505,7 +507,7 @@ def test_per_problem_intervals_stop_above_the_limit(monkeypatch):
     review = review_build(competition=built.competition, resamples=R)
     assert review.problem_intervals and review.problem_intervals_note == ""
     assert all(p.correlation.resamples == R for p in review.problem_correlations)
-    monkeypatch.setattr(services, "PROBLEM_INTERVALS_UP_TO", len(review.systems) - 1)
+    monkeypatch.setattr(model, "PROBLEM_INTERVALS_UP_TO", len(review.systems) - 1)
     fewer = review_build(competition=built.competition, resamples=R)
     assert not fewer.problem_intervals
     assert fewer.problem_intervals_note.startswith(

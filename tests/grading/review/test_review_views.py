@@ -82,11 +82,11 @@ def test_system_names_are_escaped_outside_the_charts(organizer_client, built):
 
 
 def test_each_chart_is_an_svg_drawn_once_per_state(organizer_client, built, monkeypatch):
-    from grading.review import services
+    from grading.review import build
 
     drawn = []
-    real = services.review_charts
-    monkeypatch.setattr(services, "review_charts", lambda r: drawn.append(r) or real(r))
+    real = build.review_charts
+    monkeypatch.setattr(build, "review_charts", lambda r: drawn.append(r) or real(r))
     for name in CHARTS:
         response = organizer_client.get(reverse("grading:review_chart", args=["rv", name]))
         assert response.status_code == 200
