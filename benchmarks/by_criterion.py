@@ -80,7 +80,7 @@ def _run(args, say) -> int:
     from django.test.utils import CaptureQueriesContext
 
     from grading.models import Assignment
-    from grading.selectors_criterion import suggestion_of
+    from grading.selectors import suggestion_of
 
     rng = random.Random(args.seed)
     board, jury, result["build_s"] = jury_build(

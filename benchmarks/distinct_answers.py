@@ -149,7 +149,7 @@ def _pages(args, jury, problem, task, proposed: str, checks: list[str], say) -> 
     from django.urls import reverse
 
     from grading.models import AnswerProposal
-    from grading.selectors_distinct import distinct_page
+    from grading.selectors import distinct_page
     from tests.grading.factories import OrganizerFactory
 
     juror = jury.groups[problem.pk][0]

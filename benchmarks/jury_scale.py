@@ -297,8 +297,7 @@ def chair_decide_paths(jury, problem, chair_client, args, pages: dict) -> str:
     it (htmx GETs); return the path that decides that cell."""
     from django.test import Client
 
-    from grading.selectors import SheetFilters
-    from grading.selectors_chair import next_discrepancy
+    from grading.selectors import SheetFilters, next_discrepancy
 
     found = next_discrepancy(problem, jury.chair, SheetFilters())
     if found is None:

@@ -15,9 +15,9 @@ class GradingConfig(AppConfig):
             competition_still_grading,
             jury_scale,
             problems_finalized,
+            proposals_pending,
             scale_status,
         )
-        from .selectors_distinct import proposals_pending
         from .services.proposals import proposal_accept, proposal_reject_message
         from .services.scale import competition_set_scale, competition_set_thresholds
         from .signals import problem_finalized

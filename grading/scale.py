@@ -7,7 +7,7 @@ on that scale: they are set only within it (`thresholds_check`), and one that a 
 change of rubrics or scale leaves above it is never applied (`JuryScale.applied`) and is
 named with its fix wherever the scale is shown (`JuryScale.warnings`).
 
-Pure: no ORM. `grading.selectors_scale` gathers the inputs.
+Pure: no ORM. `grading.selectors.scale` gathers the inputs.
 """
 
 from __future__ import annotations

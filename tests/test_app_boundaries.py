@@ -5,6 +5,7 @@ relations; it asks `puzzles.jury`, which `grading` answers."""
 from __future__ import annotations
 
 import ast
+import graphlib
 import re
 from pathlib import Path
 
@@ -99,3 +100,73 @@ def test_the_review_never_imports_the_tasks():
     assert "grading.review.refresh" in _imported(ROOT / "grading" / "tasks.py")
     for path in review:
         assert not any(m.startswith("grading.tasks") for m in _imported(path)), path
+
+
+# --- grading.selectors: one module per page or concern (CONVENTIONS.md, pattern 10) ---------
+
+SELECTORS = ROOT / "grading" / "selectors"
+MODULE_LINES = 400
+
+
+def _package_imports(package: Path) -> dict[str, set[str]]:
+    """Return each module of the package with the modules of it that it imports (lazy
+    imports in a function count too; importing the package itself is importing __init__)."""
+    name = ".".join(package.relative_to(package.parent.parent).parts)  # grading.selectors
+    modules = {p.stem for p in package.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in package.glob("*.py"):
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level == 1:
+                module = node.module or ""
+            elif node.level == 0 and (node.module or "").startswith(name):
+                module = (node.module or "")[len(name) + 1 :]
+            else:
+                continue
+            if module:
+                found.add(module.split(".")[0])
+            else:  # from . import x: a module of the package, or a name of its __init__
+                found |= {a.name if a.name in modules else "__init__" for a in node.names}
+        graph[path.stem] = found - {path.stem}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """Return one import cycle of the graph ([] if none)."""
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as error:
+        return list(error.args[1])
+    return []
+
+
+def test_the_cycle_check_finds_a_lazy_import_back(tmp_path):
+    """grading.selectors and selectors_criterion had this cycle: a lazy import back."""
+    package = tmp_path / "app" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from .sheet import a\nfrom .criterion import b\n")
+    (package / "sheet.py").write_text("def a():\n    from .criterion import b\n")
+    (package / "criterion.py").write_text("from .sheet import a\n")
+    assert set(_cycle(_package_imports(package))) == {"sheet", "criterion"}
+    (package / "sheet.py").write_text("def a():\n    pass\n")
+    assert _cycle(_package_imports(package)) == []
+    (package / "sheet.py").write_text("from app.pkg import b\n")  # through the __init__
+    assert "__init__" in _cycle(_package_imports(package))
+
+
+def test_grading_selectors_import_one_another_without_a_cycle():
+    graph = _package_imports(SELECTORS)
+    assert {"sheet", "cells", "by_criterion", "grade"} <= set(graph)
+    assert graph["sheet"] >= {"cells"}  # the check reads the package's own imports
+    assert _cycle(graph) == []
+
+
+def test_no_module_of_grading_selectors_is_over_400_lines():
+    sizes = {
+        path.name: len(path.read_text(encoding="utf-8").splitlines())
+        for path in SELECTORS.glob("*.py")
+    }
+    assert len(sizes) > 10
+    assert {name: n for name, n in sizes.items() if n > MODULE_LINES} == {}

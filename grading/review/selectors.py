@@ -26,7 +26,6 @@ from puzzles.models import Problem as PuzzleProblem
 from puzzles.selectors import system_auto_scores
 
 from ..consensus import agreed_value, cell_state
-from ..contestants import contestant_criterion_shares, contestant_totals
 from ..models import (
     Assignment,
     Contestant,
@@ -41,7 +40,12 @@ from ..models import (
     Rubric,
 )
 from ..scale import MEDALS, JuryScale
-from ..selectors import current_rubrics, rubric_totals
+from ..selectors import (
+    contestant_criterion_shares,
+    contestant_totals,
+    current_rubrics,
+    rubric_totals,
+)
 
 
 def criterion_label(problem: int, code: str) -> str:

@@ -19,7 +19,7 @@ from ioleval.roles import CHAIR, ORGANIZER, has_role, role_required
 from puzzles.models import Competition
 from puzzles.selectors import competition_get
 
-from ..selectors_blind import papers_still_graded, review_closed_text
+from ..selectors import papers_still_graded, review_closed_text
 from ..services.blindness import pairs_seen_record
 from .cache import CACHE_SECONDS, review_cache, review_cached, review_charts_of, review_load
 from .model import CHARTS, Review

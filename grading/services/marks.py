@@ -21,8 +21,7 @@ from ..models import (
     Resolution,
     Rubric,
 )
-from ..selectors import criteria_not_marked, rubric_current
-from ..selectors_criterion import suggestion_of
+from ..selectors import criteria_not_marked, rubric_current, suggestion_of
 from ..text import points_text
 from .consensus import chair_check, finalized_error, problem_ensure_open
 from .locks import JURY_SHARE_LOCK

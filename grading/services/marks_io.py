@@ -20,8 +20,7 @@ from puzzles.tabular import csv_rows
 
 from ..errors import GradingError
 from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
-from ..selectors import criteria_not_marked, current_rubrics
-from ..selectors_blind import not_blind
+from ..selectors import criteria_not_marked, current_rubrics, not_blind
 from .consensus import finalized_error
 from .locks import juries_lock
 from .marks import points_parse

@@ -15,7 +15,7 @@ from puzzles.models import Competition, Problem, System
 
 from ..errors import GradingError
 from ..models import Assignment, Paper, ProblemJuror
-from ..selectors_blind import NotBlind, not_blind
+from ..selectors import NotBlind, not_blind
 from .blindness import pairs_seen_confirm
 from .consensus import finalized_error, problem_ensure_open
 from .locks import juries_lock
@@ -238,7 +238,7 @@ def jurors_assign(
     """Give every paper at least N jurors of its problem's group, least-loaded first.
 
     Re-running adds only what is missing and never removes an assignment or a mark. A juror
-    not blind for the competition (selectors_blind) gets no paper of it unless the organizer
+    not blind for the competition (grading.selectors.blind) gets no paper of it unless the organizer
     confirms (`allow_seen`; `confirmed_by` None: the command line), and the confirmation is
     recorded; otherwise nothing is assigned and the error names them.
     """

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 
 from ioleval.http import HtmxHttpRequest
 
-from ..selectors_criterion import by_criterion_page
+from ..selectors import by_criterion_page
 from .juror import juror_required
 
 

@@ -18,12 +18,16 @@ from .. import services
 from ..access import chair_access
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
 from ..models import Criterion, Paper
-from ..selectors import SheetFilters, ThreadPage, sheet_page, thread_access, thread_page
-from ..selectors_chair import (
+from ..selectors import (
     DecidePanel,
+    SheetFilters,
+    ThreadPage,
     chair_overview_page,
     decide_panel,
     next_discrepancy,
+    sheet_page,
+    thread_access,
+    thread_page,
 )
 from ..text import points_text
 

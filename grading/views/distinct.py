@@ -13,7 +13,7 @@ from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 
 from .. import services
 from ..forms import ProposalForm
-from ..selectors_distinct import distinct_page, proposal_task
+from ..selectors import distinct_page, proposal_task
 from .juror import juror_required
 
 

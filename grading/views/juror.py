@@ -27,8 +27,8 @@ from ..selectors import (
     juror_papers,
     next_unfinished_code,
     paper_answers,
+    papers_still_graded,
 )
-from ..selectors_blind import papers_still_graded
 from ..text import explanation_html
 
 juror_required = role_required(JUROR, CHAIR)

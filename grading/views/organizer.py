@@ -31,7 +31,6 @@ from ..forms import (
     SelectionForm,
     TagsConfigForm,
 )
-from ..loads import group_candidates
 from ..rubric_uploads import (
     RubricUpload,
     rubric_edit_previewed,
@@ -42,6 +41,7 @@ from ..rubric_uploads import (
 )
 from ..scale import scale_moves
 from ..selectors import (
+    group_candidates,
     jury_overview_page,
     jury_scale,
     papers_recognisable,

@@ -20,8 +20,8 @@ from puzzles.selectors import competition_get
 from puzzles.services import system_scores_import
 
 from .. import services
-from ..contestants import review_inputs_page
 from ..forms import ContestantsUploadForm, SystemScoresUploadForm
+from ..selectors import review_inputs_page
 
 
 @require_GET

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 
-from grading.loads import JurorLoad, juror_loads
+from grading.selectors import JurorLoad, juror_loads
 
 from ..roles import ROLES
 

@@ -37,7 +37,7 @@ def item(db) -> Item:
     from django.urls import reverse
 
     from grading.models import Assignment
-    from grading.selectors_distinct import distinct_page
+    from grading.selectors import distinct_page
     from puzzles.models import System, Task
 
     call_command("demo", verbosity=0)

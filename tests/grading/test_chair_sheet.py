@@ -13,8 +13,13 @@ from django.urls import reverse
 from grading import services
 from grading.consensus import DECIDED, DISCREPANT
 from grading.models import Resolution
-from grading.selectors import SheetFilters, sheet_page
-from grading.selectors_chair import chair_overview_page, juror_progress, next_discrepancy
+from grading.selectors import (
+    SheetFilters,
+    chair_overview_page,
+    juror_progress,
+    next_discrepancy,
+    sheet_page,
+)
 from grading.sheet_rules import absolute_differences, next_open, sort_rows
 from tests.grading.factories import (
     ChairFactory,

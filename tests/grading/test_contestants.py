@@ -14,13 +14,13 @@ from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from grading.contestants import (
+from grading.errors import GradingError
+from grading.models import Contestant, ContestantPoints
+from grading.selectors import (
     contestant_criterion_shares,
     contestant_totals,
     contestants_summary,
 )
-from grading.errors import GradingError
-from grading.models import Contestant, ContestantPoints
 from grading.services import competition_set_scale, contestants_import
 from puzzles.models import ExternalScore, System
 from puzzles.services import system_scores_import

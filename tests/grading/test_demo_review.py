@@ -13,7 +13,6 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from grading.consensus import DISCREPANT
-from grading.contestants import contestant_criterion_shares, contestant_totals
 from grading.demo import DRAFT, FINALIZED, IN_PROGRESS, SELECTED, SUBMITTED_BY, contestants_csv
 from grading.models import (
     Assignment,
@@ -28,7 +27,14 @@ from grading.models import (
     Resolution,
 )
 from grading.review.build import review_build
-from grading.selectors import comparison_sheet, final_totals, jury_scale, rubric_criteria
+from grading.selectors import (
+    comparison_sheet,
+    contestant_criterion_shares,
+    contestant_totals,
+    final_totals,
+    jury_scale,
+    rubric_criteria,
+)
 from grading.services import (
     mark_save,
     rubric_current,

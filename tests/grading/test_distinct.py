@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from grading.models import AnswerProposal
-from grading.selectors_distinct import group_answers
+from grading.selectors import group_answers
 from puzzles.models import AnswerAmendment, Output, Task
 from puzzles.services import competition_rescore
 from tests.grading.factories import AssignmentFactory, JurorFactory, OrganizerFactory, PaperFactory

@@ -14,8 +14,10 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from grading import pdf, selectors, selectors_distinct, text
+from grading import pdf, text
 from grading.models import AnswerProposal, Mark, ProblemJury, Resolution
+from grading.selectors import answers as selectors_answers
+from grading.selectors import distinct as selectors_distinct
 from puzzles import questions
 from puzzles import selectors as puzzles_selectors
 from puzzles.models import Output, Task
@@ -71,7 +73,7 @@ def test_one_reading_of_an_items_line_serves_every_page():
     """The grading page, the PDF, the distinct answers and the answer key read an item's
     question with the same function, puzzles.questions.item_prompts: imported from there,
     never re-exported by grading's modules."""
-    assert selectors.item_prompts is questions.item_prompts
+    assert selectors_answers.item_prompts is questions.item_prompts
     assert selectors_distinct.item_prompts is questions.item_prompts
     assert puzzles_selectors.item_prompts is questions.item_prompts
     assert not hasattr(text, "item_prompts")

@@ -27,7 +27,7 @@ from tests.grading.factories import (
 )
 
 D = Decimal
-GRADING = Path(selectors.__file__).resolve().parent
+GRADING = Path(selectors.__file__).resolve().parent.parent
 
 # model -> (the keyword spelled inline, the named query to use instead)
 NAMED = {

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from grading.errors import GradingError
 from grading.models import Assignment, PairsSeen, Paper, ProblemJuror
-from grading.selectors_blind import not_blind
+from grading.selectors import not_blind
 from grading.services import jurors_assign, problem_jurors_set
 from tests.grading.factories import AssignmentFactory, PaperFactory
 from tests.puzzles.factories import SystemFactory

@@ -23,7 +23,7 @@ from puzzles.metrics import normalize
 from puzzles.models import Output, Problem, Task
 from puzzles.questions import item_prompts
 
-from .models import AnswerProposal, Assignment, ProblemJury
+from ..models import AnswerProposal, Assignment, ProblemJury
 
 STAGES = ("parsed", "extracted")
 

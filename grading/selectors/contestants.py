@@ -13,9 +13,10 @@ from puzzles.auto_scores import AutoScore
 from puzzles.models import Competition
 from puzzles.selectors import system_auto_scores
 
-from .models import Contestant, ContestantPoints
-from .scale import JuryScale
-from .selectors import current_rubrics, jury_scale
+from ..models import Contestant, ContestantPoints
+from ..scale import JuryScale
+from .rubrics import current_rubrics
+from .scale import jury_scale
 
 
 @dataclass(frozen=True)

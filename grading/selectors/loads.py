@@ -15,7 +15,7 @@ from django.db.models import Count, Q
 from ioleval.roles import JUROR, ORGANIZER
 from puzzles.models import Competition
 
-from .models import Assignment, ProblemJuror
+from ..models import Assignment, ProblemJuror
 
 
 @dataclass(frozen=True)

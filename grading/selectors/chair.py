@@ -13,21 +13,14 @@ from django.shortcuts import get_object_or_404
 
 from puzzles.models import Problem
 
-from .access import chair_access
-from .consensus import AGREED, DECIDED, DISCREPANT, PENDING
-from .models import Assignment, Criterion, DiscussionComment, Mark, Paper, ProblemJury
-from .selectors import (
-    SheetCell,
-    SheetFilters,
-    comparison_sheet,
-    open_count,
-    paper_answers_of,
-    paper_held_elsewhere,
-    problem_jury,
-    sheet_page,
-)
-from .sheet_rules import next_open
-from .text import explanation_html
+from ..access import chair_access
+from ..consensus import AGREED, DECIDED, DISCREPANT, PENDING
+from ..models import Assignment, Criterion, DiscussionComment, Mark, Paper, ProblemJury
+from ..sheet_rules import next_open
+from ..text import explanation_html
+from .answers import paper_answers_of, paper_held_elsewhere
+from .cells import problem_jury
+from .sheet import SheetCell, SheetFilters, comparison_sheet, open_count, sheet_page
 
 # --- the chair's overview of a problem ------------------------------------------------------
 

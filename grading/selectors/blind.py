@@ -17,7 +17,7 @@ from django.utils import timezone
 from ioleval.roles import CHAIR, JUROR, ORGANIZER
 from puzzles.models import Competition
 
-from .models import Assignment, PairsSeen, ProblemJuror
+from ..models import Assignment, PairsSeen, ProblemJuror
 
 
 @dataclass(frozen=True)
