@@ -133,12 +133,19 @@ def _agreement(review: Review) -> tuple[list[str], list[list]]:
         "icc_ci_low",
         "icc_ci_high",
         "k",
+        "icc_single",
+        "icc_single_ci_low",
+        "icc_single_ci_high",
+        "scale",
+        "alpha_interval",
         "jurors",
     ]
     rows = []
     for a in review.agreement:
         alpha_ci = a.alpha.ci or (None, None)
         icc_ci = a.icc.ci or (None, None)
+        single = a.icc_single
+        single_ci = (single.ci if single else None) or (None, None)
         rows.append(
             [
                 a.problem,
@@ -154,6 +161,11 @@ def _agreement(review: Review) -> tuple[list[str], list[list]]:
                 _r(icc_ci[0], 4),
                 _r(icc_ci[1], 4),
                 a.k,
+                _r(single.value if single else None, 4),
+                _r(single_ci[0], 4),
+                _r(single_ci[1], 4),
+                a.scale,
+                a.alpha.method or "",
                 "; ".join(f"{j.name} {j.sentence}" for j in a.jurors),
             ]
         )

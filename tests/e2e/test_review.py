@@ -127,16 +127,17 @@ def test_organizer_reads_the_review_and_downloads_the_report(page, live_server, 
     gold = systems.locator("tbody tr", has_text="Frontier-A")
     expect(gold).to_contain_text("old")
 
-    # The agreement table: one block a problem, with alpha and ICC.
+    # The agreement table: one block a problem, with alpha, ICC(A,k) and ICC(A,1), each table
+    # in its own scroll region.
     agreement = page.locator("h2:has-text('Juror agreement') ~ h3")
     expect(agreement).to_have_count(len(review.agreement))
-    expect(page.locator("h2:has-text('Juror agreement') ~ table th").first).to_be_visible()
+    tables = page.locator("h2:has-text('Juror agreement') ~ div.scroll table")
+    expect(tables.first.locator("th").first).to_be_visible()
     expect(page.get_by_text("Discrepant cells").first).to_be_visible()
+    expect(tables.first).to_contain_text("ICC(A,1)")
     first = review.agreement[0]
     if first.alpha.value is not None:
-        expect(page.locator("h2:has-text('Juror agreement') ~ table").first).to_contain_text(
-            f"{first.alpha.value:.2f}"
-        )
+        expect(tables.first).to_contain_text(f"{first.alpha.value:.2f}")
 
     with page.expect_download() as download:
         page.click("text=PDF report")

@@ -6,16 +6,15 @@ results. Every figure that cannot be given is None beside a `note` in plain Engl
 from __future__ import annotations
 
 from .agreement import (
-    DEVIATION_MARGIN,
     DiscrepancyRate,
-    RaterDeviation,
+    Icc,
+    Ratings,
     Reliability,
     coincidence_matrix,
-    deviation_sentence,
     discrepancy_rate,
+    icc,
     icc_2k,
     krippendorff_alpha_interval,
-    rater_deviation,
     reliabilities,
 )
 from .correlation import (
@@ -32,9 +31,9 @@ from .correlation import (
 )
 from .explanations import ExplanationScreen, explanation_screen
 from .placement import MEDALS, Placement, medal, placement, placements
+from .severity import JurorEffect, effect_sentence, juror_effects, juror_effects_of_many
 
 __all__ = [
-    "DEVIATION_MARGIN",
     "DIFFICULTY_MARGIN",
     "MEDALS",
     "Columns",
@@ -43,23 +42,27 @@ __all__ = [
     "CriterionGap",
     "DiscrepancyRate",
     "ExplanationScreen",
+    "Icc",
+    "JurorEffect",
     "Placement",
-    "RaterDeviation",
+    "Ratings",
     "Reliability",
     "coincidence_matrix",
     "competition_ranks",
     "correlate",
     "correlations",
     "criterion_difficulty",
-    "deviation_sentence",
     "discrepancy_rate",
+    "effect_sentence",
     "explanation_screen",
+    "icc",
     "icc_2k",
+    "juror_effects",
+    "juror_effects_of_many",
     "krippendorff_alpha_interval",
     "medal",
     "placement",
     "placements",
-    "rater_deviation",
     "reliabilities",
     "spread",
 ]

@@ -1,34 +1,43 @@
-"""Juror agreement: Krippendorff's alpha, ICC(2,k), each juror's deviation, discrepant cells.
+"""Juror agreement: Krippendorff's alpha, ICC(A,k) and ICC(A,1), discrepant cells.
 
 A unit is one cell of the jury's work, a (paper, criterion) pair, and its ratings are the
-jurors' marks for it; the sentences speak of cells and marks."""
+jurors' marks for it; the sentences speak of cells and marks. A cell belongs to a paper, and
+the cells of one paper are not independent (one juror read the whole paper, one system wrote
+it): given the papers, the bootstrap resamples papers, each with all its cells (a cluster
+bootstrap); without them, each cell is its own paper."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ._common import (
+    MIN_UNITS,
+    Bootstrap,
     Interval,
     as_float,
-    bootstrap_note,
+    bootstrap_interval,
+    bootstrap_sums,
     fmt,
+    interval_method,
     join_notes,
-    percentile_interval,
     plural,
     present,
-    resampled_sums,
+    too_few_note,
 )
 
 
 @dataclass(frozen=True)
 class Reliability:
-    """An agreement coefficient (alpha or ICC) with its bootstrap 95% interval over cells.
+    """An agreement coefficient (alpha or ICC) with its 95% bootstrap interval.
 
-    `units` cells entered the figure, `left_out` did not (too few marks); `skipped` counts
-    resamples without variation, left out of the interval."""
+    `units` cells entered the figure, `left_out` did not (too few marks); the bootstrap
+    resampled `clusters` of them, each a `unit` ("paper": all of a paper's cells together),
+    `resamples` times (or, when `exact`, every distinct resample once with its probability);
+    `skipped` resamples had no variation and are left out of the interval; `mc_error` is the
+    Monte-Carlo standard error of the interval's ends (0 when exact)."""
 
     value: float | None
     ci: Interval | None
@@ -37,6 +46,42 @@ class Reliability:
     resamples: int = 0
     skipped: int = 0
     note: str | None = None
+    unit: str = "cell"
+    clusters: int = 0
+    exact: bool = False
+    mc_error: float | None = None
+
+    @property
+    def method(self) -> str | None:
+        """Say how the interval was drawn (None without an interval)."""
+        if self.ci is None:
+            return None
+        boot = Bootstrap(self.ci, self.resamples, exact=self.exact, mc_error=self.mc_error)
+        return interval_method(boot, unit=self.unit, units=self.clusters)
+
+
+@dataclass(frozen=True)
+class Icc:
+    """The two ICCs of one cells x jurors matrix, from one two-way ANOVA (McGraw & Wong 1996,
+    two-way random effects, absolute agreement): `average`, ICC(A,k) = Shrout & Fleiss's
+    ICC(2,k), the reliability of the mean of k jurors' marks; `single`, ICC(A,1) = ICC(2,1),
+    the reliability of one juror's mark."""
+
+    average: Reliability
+    single: Reliability
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Cells' marks (one sequence per cell, None for a missing mark) and the paper of each
+    cell, the bootstrap's resampling unit (None: each cell is its own paper)."""
+
+    cells: Sequence[Sequence[object]]
+    papers: Sequence[Hashable] | None = field(default=None)
+
+
+def _ratings(data) -> Ratings:
+    return data if isinstance(data, Ratings) else Ratings(data)
 
 
 # --- Krippendorff's alpha ---------------------------------------------------------------------
@@ -58,94 +103,166 @@ def coincidence_matrix(units: Sequence[Sequence[object]]) -> tuple[np.ndarray, n
 
 
 def krippendorff_alpha_interval(
-    units: Sequence[Sequence[object]], *, resamples: int = 10_000, seed: int = 2026
+    units: Sequence[Sequence[object]],
+    *,
+    papers: Sequence[Hashable] | None = None,
+    resamples: int = 10_000,
+    seed: int = 2026,
 ) -> Reliability:
     """Krippendorff's alpha with the interval metric delta(c, k)^2 = (c - k)^2:
     alpha = 1 - (n - 1) * sum o[c,k] delta^2 / sum n_c n_k delta^2, from the coincidence
     matrix. `units` holds each cell's marks (None for a missing one); cells with fewer than 2
-    marks are not pairable and are left out. The interval resamples cells."""
-    return reliabilities(alphas=[units], resamples=resamples, seed=seed)[0][0]
+    marks are not pairable and are left out. The interval resamples papers (each cell its own
+    paper when `papers` is None)."""
+    return reliabilities(alphas=[Ratings(units, papers)], resamples=resamples, seed=seed)[0][0]
 
 
 def reliabilities(
     *,
-    alphas: Sequence[Sequence[Sequence[object]]] = (),
-    iccs: Sequence[Sequence[Sequence[object]]] = (),
+    alphas: Sequence[Ratings | Sequence[Sequence[object]]] = (),
+    iccs: Sequence[Ratings | Sequence[Sequence[object]]] = (),
     resamples: int = 10_000,
     seed: int = 2026,
-) -> tuple[list[Reliability], list[Reliability]]:
-    """Return krippendorff_alpha_interval of each of `alphas` and icc_2k of each of `iccs`,
-    the same figures as one call each, at a fraction of the cost: the bootstraps of all of
-    them share their draws (resampled_sums), as the calls would for the same number of units."""
-    pending = [_alpha_pending(units) for units in alphas] + [_icc_pending(m) for m in iccs]
-    active = [p for p in pending if p.statistic is not None]
-    sums = (
-        resampled_sums([p.statistic.figures for p in active], resamples=resamples, seed=seed)
-        if resamples > 0
-        else [np.empty((0, p.statistic.figures.shape[1])) for p in active]
-    )
-    for p, s in zip(active, sums, strict=True):
-        got = p.statistic.of_sums(s)
-        undefined = np.isnan(got)
-        skipped = int(undefined.sum())
-        p.result = replace(
-            p.result,
-            ci=percentile_interval(got[~undefined]),
-            resamples=resamples,
-            skipped=skipped,
-            note=join_notes(
-                [p.result.note, bootstrap_note(skipped, resamples, "had no variation")]
-            ),
+    mc_target: float | None = None,
+    max_resamples: int = 100_000,
+) -> tuple[list[Reliability], list[Icc]]:
+    """Return krippendorff_alpha_interval of each of `alphas` and icc of each of `iccs`, the
+    same figures as one call each, at a fraction of the cost: the bootstraps of all of them
+    share their draws (bootstrap_sums), as the calls would for the same number of papers.
+
+    With `mc_target`, a figure whose interval ends carry a larger Monte-Carlo error is drawn
+    again with five times the resamples, up to max_resamples (few papers: cheap, and there the
+    error is largest); its `resamples` says how many it got."""
+    pending = [_alpha_pending(_ratings(r)) for r in alphas]
+    pending += [_icc_pending(_ratings(r)) for r in iccs]
+    for p in pending:
+        p.base = p.results
+    todo = [p for p in pending if p.statistic is not None]
+    if resamples > 0:
+        for p in todo:
+            if p.statistic.figures.shape[0] < MIN_UNITS:
+                p.results = [
+                    replace(r, note=join_notes([r.note, too_few_note(r.clusters, r.unit)]))
+                    for r in p.base
+                ]
+        todo = [p for p in todo if p.statistic.figures.shape[0] >= MIN_UNITS]
+    drawn = resamples
+    while todo and drawn > 0:
+        _draw(todo, resamples=drawn, seed=seed)
+        if mc_target is None or drawn >= max_resamples:
+            break
+        todo = [
+            p
+            for p in todo
+            if any(r.mc_error is not None and r.mc_error > mc_target for r in p.results)
+        ]
+        drawn = min(max_resamples, drawn * 5)
+    out = [p.results for p in pending]
+    return [r[0] for r in out[: len(alphas)]], [Icc(*r) for r in out[len(alphas) :]]
+
+
+def _draw(pending: list[_Pending], *, resamples: int, seed: int) -> None:
+    """Give each pending figure its interval from one shared bootstrap of `resamples`."""
+    sums = bootstrap_sums([p.statistic.figures for p in pending], resamples=resamples, seed=seed)
+    for p, s in zip(pending, sums, strict=True):
+        got = p.statistic.of_sums(s.sums).reshape(len(s.sums), -1)
+        p.results = [
+            _with_interval(r, bootstrap_interval(got[:, j], s.probabilities))
+            for j, r in enumerate(p.base)
+        ]
+
+
+def _with_interval(result: Reliability, boot: Bootstrap) -> Reliability:
+    skipped = None
+    if boot.skipped_share > 0.05:
+        skipped = (
+            f"{boot.skipped_share:.0%} of the bootstrap's resamples had no variation and were "
+            "left out of the interval."
         )
-    results = [p.result for p in pending]
-    return results[: len(alphas)], results[len(alphas) :]
+    return replace(
+        result,
+        ci=boot.ci,
+        resamples=boot.resamples,
+        skipped=boot.skipped,
+        exact=boot.exact,
+        mc_error=boot.mc_error,
+        note=join_notes([result.note, skipped, boot.note]),
+    )
 
 
 @dataclass
 class _Pending:
-    """A figure before its interval: the result so far and, when there is an interval to
-    draw, the statistic to resample."""
+    """Figures before their intervals: the results so far and, when there is an interval to
+    draw, the statistic to resample (one column of its values per result)."""
 
-    result: Reliability
+    results: list[Reliability]
     statistic: _Weighted | None = None
+    base: list[Reliability] = field(default_factory=list)  # the results before any interval
 
 
 class _Weighted:
     """A statistic that depends on a resample only through weighted sums of per-unit figures:
-    `figures` (units x p) and `of_sums` (sums, resamples x p, to one value per resample, NaN
-    where undefined). Called with draw-count weights (resamples x units) it gives the value
-    per resample."""
+    `figures` (units x p) and `of_sums` (sums, resamples x p, to values per resample, NaN
+    where undefined). Called with draw-count weights (resamples x units) it gives the values
+    per resample. Given each unit's cluster, the figures are summed per cluster first, and
+    the weights are then over clusters: a resample draws clusters with all their units."""
 
-    def __init__(self, figures: np.ndarray, of_sums):
+    def __init__(self, figures: np.ndarray, of_sums, clusters: np.ndarray | None = None):
+        if clusters is not None:
+            summed = np.zeros((int(clusters.max()) + 1, figures.shape[1]))
+            np.add.at(summed, clusters, figures)
+            figures = summed
         self.figures, self.of_sums = figures, of_sums
 
     def __call__(self, w: np.ndarray) -> np.ndarray:
         return self.of_sums(w @ self.figures)
 
 
-def _alpha_pending(units: Sequence[Sequence[object]]) -> _Pending:
-    marks = [present(u) for u in units]
-    pairable = [u for u in marks if len(u) >= 2]
+def _clusters(papers: Sequence[Hashable] | None, keep: Sequence[int]) -> tuple[np.ndarray, int]:
+    """Return the cluster index of each kept cell (0, 1, ... in order of first appearance) and
+    the number of clusters; without papers every cell is its own cluster."""
+    if papers is None:
+        return np.arange(len(keep)), len(keep)
+    index: dict[Hashable, int] = {}
+    got = np.array([index.setdefault(papers[i], len(index)) for i in keep], dtype=np.intp)
+    return got, len(index)
+
+
+def _alpha_pending(ratings: Ratings) -> _Pending:
+    marks = [present(u) for u in ratings.cells]
+    keep = [i for i, u in enumerate(marks) if len(u) >= 2]
+    pairable = [marks[i] for i in keep]
     left_out = len(marks) - len(pairable)
+    unit = "cell" if ratings.papers is None else "paper"
     notes = []
     if left_out:
         notes.append(f"{plural(left_out, 'cell')} with fewer than two marks left out.")
     if not pairable:
         notes.append("No cell has marks from two jurors yet, so agreement cannot be measured.")
-        return _Pending(Reliability(None, None, 0, left_out, note=join_notes(notes)))
+        return _Pending([Reliability(None, None, 0, left_out, note=join_notes(notes), unit=unit)])
+    clusters, n_clusters = _clusters(ratings.papers, keep)
     values, o = coincidence_matrix(pairable)
     if len(values) == 1:
         notes.append(
             f"Every mark is {fmt(values[0])}: with no variation, Krippendorff's alpha is undefined."
         )
-        return _Pending(Reliability(None, None, len(pairable), left_out, note=join_notes(notes)))
+        return _Pending(
+            [
+                Reliability(
+                    None, None, len(pairable), left_out, note=join_notes(notes), unit=unit,
+                    clusters=n_clusters,
+                )
+            ]
+        )  # fmt: skip
     n_c = o.sum(axis=1)
     delta2 = (values[:, None] - values[None, :]) ** 2
     alpha = 1 - (n_c.sum() - 1) * (o * delta2).sum() / (np.outer(n_c, n_c) * delta2).sum()
-    return _Pending(
-        Reliability(float(alpha), None, len(pairable), left_out, note=join_notes(notes)),
-        _alpha_weighted(pairable),
-    )
+    result = Reliability(
+        float(alpha), None, len(pairable), left_out, note=join_notes(notes), unit=unit,
+        clusters=n_clusters,
+    )  # fmt: skip
+    weighted = _alpha_weighted(pairable)
+    return _Pending([result], _Weighted(weighted.figures, weighted.of_sums, clusters))
 
 
 def _alpha_weighted(pairable: list[list[float]]) -> _Weighted:
@@ -175,141 +292,108 @@ def _alpha_weighted(pairable: list[list[float]]) -> _Weighted:
     return _Weighted(np.column_stack([m, s, q, d]), alpha)
 
 
-# --- ICC(2,k) ---------------------------------------------------------------------------------
+# --- ICC(A,k) and ICC(A,1) --------------------------------------------------------------------
+
+
+def icc(
+    matrix: Sequence[Sequence[object]],
+    *,
+    papers: Sequence[Hashable] | None = None,
+    resamples: int = 10_000,
+    seed: int = 2026,
+) -> Icc:
+    """ICC(A,k) and ICC(A,1) of a cells x raters matrix (two-way random effects, absolute
+    agreement; McGraw & Wong 1996; Shrout & Fleiss 1979's ICC(2,k) and ICC(2,1)), from the
+    mean squares of the two-way ANOVA (rows MSR, raters MSC, error MSE, n rows, k raters):
+    ICC(A,k) = (MSR - MSE) / (MSR + (MSC - MSE) / n),
+    ICC(A,1) = (MSR - MSE) / (MSR + (k - 1) MSE + k (MSC - MSE) / n).
+    Rows with a missing mark are left out; the intervals resample papers (each row its own
+    paper when `papers` is None)."""
+    return reliabilities(iccs=[Ratings(matrix, papers)], resamples=resamples, seed=seed)[1][0]
 
 
 def icc_2k(
     matrix: Sequence[Sequence[object]], *, resamples: int = 10_000, seed: int = 2026
 ) -> Reliability:
-    """ICC(2,k): two-way random effects, absolute agreement, mean of k raters (Shrout & Fleiss
-    1979; McGraw & Wong 1996 ICC(A,k)) = (MSR - MSE) / (MSR + (MSC - MSE) / n), for a cells x
-    raters matrix. Rows with a missing mark are left out; the interval resamples rows."""
-    return reliabilities(iccs=[matrix], resamples=resamples, seed=seed)[1][0]
+    """ICC(2,k) = ICC(A,k) of icc: the reliability of the mean of the k raters' marks."""
+    return icc(matrix, resamples=resamples, seed=seed).average
 
 
-def _icc_pending(matrix: Sequence[Sequence[object]]) -> _Pending:
-    rows = [[as_float(v) for v in row] for row in matrix]
+def _icc_pending(ratings: Ratings) -> _Pending:
+    rows = [[as_float(v) for v in row] for row in ratings.cells]
     widths = {len(r) for r in rows}
     if len(widths) > 1:
-        raise ValueError(f"icc_2k needs rows of one length, got lengths {sorted(widths)}")
-    complete = [r for r in rows if None not in r]
+        raise ValueError(f"icc needs rows of one length, got lengths {sorted(widths)}")
+    keep = [i for i, r in enumerate(rows) if None not in r]
+    complete = [rows[i] for i in keep]
     left_out = len(rows) - len(complete)
+    unit = "cell" if ratings.papers is None else "paper"
     notes = []
     if left_out:
         notes.append(f"{plural(left_out, 'cell')} without a mark from every juror left out.")
     k = widths.pop() if widths else 0
+    clusters, n_clusters = _clusters(ratings.papers, keep)
+
+    def without(note: str) -> _Pending:
+        result = Reliability(
+            None, None, len(complete), left_out, note=join_notes([*notes, note]), unit=unit,
+            clusters=n_clusters,
+        )  # fmt: skip
+        return _Pending([result, result])
+
     if len(complete) < 2 or k < 2:
-        notes.append(
+        return without(
             f"ICC needs at least 2 cells marked by the same 2 or more jurors; "
             f"there {'is' if len(complete) == 1 else 'are'} {plural(len(complete), 'cell')} "
             f"and {plural(k, 'juror')}."
         )
-        return _Pending(Reliability(None, None, len(complete), left_out, note=join_notes(notes)))
-    icc = _icc_weighted(np.array(complete))
-    value = icc(np.ones((1, len(complete))))[0]
-    if np.isnan(value):
+    weighted = _icc_weighted(np.array(complete))
+    average, single = weighted(np.ones((1, len(complete))))[0]
+    if np.isnan(average):
         flat = {v for row in complete for v in row}
-        notes.append(
+        return without(
             f"Every mark is {fmt(flat.pop())}: with no variation, ICC is undefined."
             if len(flat) == 1
             else "ICC cannot be computed: the cells differ less than the jurors disagree."
         )
-        return _Pending(Reliability(None, None, len(complete), left_out, note=join_notes(notes)))
-    return _Pending(
-        Reliability(float(value), None, len(complete), left_out, note=join_notes(notes)), icc
-    )
+    results = [
+        Reliability(
+            float(v), None, len(complete), left_out, note=join_notes(notes), unit=unit,
+            clusters=n_clusters,
+        )
+        for v in (average, single)
+    ]  # fmt: skip
+    return _Pending(results, _Weighted(weighted.figures, weighted.of_sums, clusters))
 
 
 def _icc_weighted(x: np.ndarray) -> _Weighted:
-    """Return ICC(2,k) of the rows x raters matrix x as a function of draw-count weights over
-    its rows (NaN where there is no variation): the sums of squares of the two-way ANOVA come
-    from per-row sums that a resample adds up with its draw counts."""
+    """Return ICC(A,k) and ICC(A,1) of the rows x raters matrix x (two columns) as a function
+    of draw-count weights over its rows (NaN where there is no variation): the sums of squares
+    of the two-way ANOVA come from per-row sums that a resample adds up with its draw counts
+    (the row count too, since a resample of papers holds a varying number of rows)."""
     n, k = x.shape
     x = x - x.mean()  # centring changes no sum of squares and avoids cancellation
     row = x.sum(axis=1)
     sq = (x * x).sum(axis=1)
 
     def icc(sums: np.ndarray) -> np.ndarray:
-        q, grand, row_sq, columns = sums[:, 0], sums[:, 1], sums[:, 2], sums[:, 3:]
-        correction = grand**2 / (n * k)
-        sst = q - correction
-        ssr = row_sq / k - correction
-        ssc = (columns**2).sum(axis=1) / n - correction
-        msr, msc = ssr / (n - 1), ssc / (k - 1)
-        mse = (sst - ssr - ssc) / ((n - 1) * (k - 1))
-        den = msr + (msc - mse) / n
-        ok = (sst > 1e-10 * q) & (den > 0)
-        return np.where(ok, (msr - mse) / np.where(ok, den, 1), np.nan)
+        rows, q, grand, row_sq = sums[:, 0], sums[:, 1], sums[:, 2], sums[:, 3]
+        columns = sums[:, 4:]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            correction = grand**2 / (rows * k)
+            sst = q - correction
+            ssr = row_sq / k - correction
+            ssc = (columns**2).sum(axis=1) / rows - correction
+            msr, msc = ssr / (rows - 1), ssc / (k - 1)
+            mse = (sst - ssr - ssc) / ((rows - 1) * (k - 1))
+            average_den = msr + (msc - mse) / rows
+            single_den = msr + (k - 1) * mse + k * (msc - mse) / rows
+            ok = (rows >= 2) & (sst > 1e-10 * q) & (average_den > 0) & (single_den > 0)
+            average = np.where(ok, (msr - mse) / np.where(ok, average_den, 1), np.nan)
+            single = np.where(ok, (msr - mse) / np.where(ok, single_den, 1), np.nan)
+        return np.column_stack([average, single])
 
-    return _Weighted(np.column_stack([sq, row, row * row, x]), icc)
-
-
-# --- each juror against the agreed marks --------------------------------------------------------
-
-# A juror whose mean difference from the agreed marks stays within this many points is in
-# line with the jury; below FEW_CELLS marked cells the figure is too thin to act on.
-DEVIATION_MARGIN = 0.25
-FEW_CELLS = 5
-
-
-@dataclass(frozen=True)
-class RaterDeviation:
-    """One juror's mean signed difference (own mark - agreed mark) and mean absolute difference
-    over the n cells they marked that have an agreed mark."""
-
-    rater: Hashable
-    mean: float | None
-    mean_abs: float | None
-    n: int
-
-    @property
-    def sentence(self) -> str:
-        return deviation_sentence(self)
-
-
-def rater_deviation(
-    marks: Mapping[Hashable, Mapping[Hashable, object]], agreed: Mapping[Hashable, object]
-) -> tuple[RaterDeviation, ...]:
-    """For each rater of marks (rater -> cell -> points), compare with agreed (cell -> points),
-    in the raters' order. The agreed mark includes the rater's own, so with two jurors a
-    deviation is half the gap between them."""
-    out = []
-    for rater, own in marks.items():
-        diffs = [
-            mine - final
-            for cell, value in own.items()
-            for mine, final in [(as_float(value), as_float(agreed.get(cell)))]
-            if mine is not None and final is not None
-        ]
-        n = len(diffs)
-        out.append(
-            RaterDeviation(
-                rater,
-                sum(diffs) / n if n else None,
-                sum(abs(d) for d in diffs) / n if n else None,
-                n,
-            )
-        )
-    return tuple(out)
-
-
-def deviation_sentence(
-    deviation: RaterDeviation, *, margin: float = DEVIATION_MARGIN, few: int = FEW_CELLS
-) -> str:
-    """Word a deviation for the chair, without a subject ("Juror 3 " + sentence): "marks 0.8
-    points above the agreed marks on average (n = 40): more lenient than the jury"."""
-    if deviation.n == 0 or deviation.mean is None:
-        return "has no marks on cells with an agreed mark yet"
-    mean, n = deviation.mean, deviation.n
-    if mean > margin:
-        text = f"marks {fmt(mean)} points above the agreed marks on average (n = {n}): more lenient than the jury"
-    elif mean < -margin:
-        text = f"marks {fmt(-mean)} points below the agreed marks on average (n = {n}): more severe than the jury"
-    else:
-        text = f"marks in line with the agreed marks ({'+' if mean >= 0 else '-'}{fmt(abs(mean))} points on average, n = {n})"
-    if n < few:
-        text += f"; only {plural(n, 'cell')}, too few to judge"
-    return text
+    return _Weighted(np.column_stack([np.ones(n), sq, row, row * row, x]), icc)
 
 
 # --- discrepant cells -------------------------------------------------------------------------

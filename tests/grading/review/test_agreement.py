@@ -1,5 +1,6 @@
-"""Juror agreement per problem: hand-checked discrepancy rate, alpha and ICC equal to the pure
-statistics on the same marks, deviations from the final marks, drafts left out, queries."""
+"""Juror agreement per problem: hand-checked discrepancy rate, alpha and ICC on shares of each
+criterion's maximum equal to the pure statistics (and the krippendorff package) on the same
+marks, intervals over papers, juror severity by hand, drafts left out, queries."""
 
 from __future__ import annotations
 
@@ -7,18 +8,16 @@ import io
 import json
 from decimal import Decimal
 
+import krippendorff
+import numpy as np
 import pytest
 from django.db import connection
+from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
 from grading.models import Assignment, Criterion
 from grading.review.agreement import problem_agreement
-from grading.review.stats import (
-    RaterDeviation,
-    deviation_sentence,
-    icc_2k,
-    krippendorff_alpha_interval,
-)
+from grading.review.stats import icc, icc_2k, krippendorff_alpha_interval
 from grading.services import (
     criterion_decide,
     mark_revise,
@@ -53,6 +52,13 @@ UNITS = {  # the marks as submitted, per criterion, one unit (cell) per paper
     "a": [[D(2), D(2)], [D(1), D(0)], [D("1.5"), D("1.5")], [D("0.5"), D("0.5")]],
     "b": [[D(3), D(3)], [D(2), D(2)], [D(1), D(0)], [D(0), D(0)]],
 }
+MAXIMA = {"a": 2, "b": 3}
+# The problem's figures: each paper's cells on shares of the criterion's maximum, paper by
+# paper (a then b), with the paper of each cell: the bootstrap's resampling unit.
+SHARES = [
+    [float(v) / MAXIMA[code] for v in UNITS[code][p]] for p in range(4) for code in ("a", "b")
+]
+PAPERS = [p for p in range(4) for _ in ("a", "b")]
 
 
 @pytest.fixture
@@ -116,46 +122,99 @@ def test_discrepancy_rate_counts_cells_discrepant_as_first_submitted(jury):
 
 
 def test_alpha_and_icc_are_the_statistics_of_the_submitted_marks(jury):
-    competition, _ = jury
+    competition, data = jury
     first = problem_agreement(competition, resamples=RESAMPLES)[0]
-    every = UNITS["a"] + UNITS["b"]
-    alpha = krippendorff_alpha_interval(every, resamples=RESAMPLES, seed=2026)
+    papers = [p.pk for p in data["papers"]]
+    labels = [papers[i] for i in PAPERS]
+    alpha = krippendorff_alpha_interval(SHARES, papers=labels, resamples=RESAMPLES, seed=2026)
     assert first.alpha == alpha
-    # By hand: 16 marks, sum S = 20, sum of squares Q = 41; each two-mark cell adds
-    # (x - y)^2 to D = 2 (two cells 1 apart), so alpha = 1 - (n - 1) D / (n Q - S^2).
-    assert first.alpha.value == pytest.approx(1 - 15 * 2 / (16 * 41 - 20**2))
+    # The krippendorff package on the same shares (raters x units).
+    assert first.alpha.value == pytest.approx(
+        krippendorff.alpha(reliability_data=np.array(SHARES).T, level_of_measurement="interval"),
+        abs=1e-12,
+    )
     # Anna submitted each paper first: slot 1 is Anna's column, slot 2 juror-x's.
     assert first.k == 2
-    assert first.icc == icc_2k(every, resamples=RESAMPLES, seed=2026)
-    assert first.icc.value is not None and first.icc.ci is not None
+    both = icc(SHARES, papers=labels, resamples=RESAMPLES, seed=2026)
+    assert (first.icc, first.icc_single) == (both.average, both.single)
+    assert first.icc.value is not None and first.icc_single.value < first.icc.value
+    # Four papers: too few for a bootstrap (its 35 distinct resamples would say little).
+    assert (first.alpha.unit, first.alpha.clusters, first.alpha.ci) == ("paper", 4, None)
+    too_few = "No interval: 4 papers are too few for a bootstrap, which needs at least 5."
+    assert first.alpha.note == too_few and first.icc.ci is None and first.icc_single.ci is None
     a, b = first.criteria
+    # A criterion's own figures are on its points (alpha does not change with the scale).
     assert (a.alpha, a.alpha_ci, a.n_cells) == (
         krippendorff_alpha_interval(UNITS["a"], resamples=RESAMPLES).value,
         krippendorff_alpha_interval(UNITS["a"], resamples=RESAMPLES).ci,
         4,
     )
     assert b.alpha == krippendorff_alpha_interval(UNITS["b"], resamples=RESAMPLES).value
+    assert (a.maximum, a.alpha_ci, a.resamples) == (2.0, None, 0)
+    assert a.note == too_few
     assert a.icc is None  # per criterion only when asked
-    assert a.resamples == RESAMPLES
-    fewer = problem_agreement(competition, resamples=RESAMPLES, criterion_resamples=50)[0]
-    assert fewer.alpha == first.alpha and fewer.criteria[0].resamples == 50
-    assert fewer.criteria[0].alpha_ci == (krippendorff_alpha_interval(UNITS["a"], resamples=50).ci)
     with_icc = problem_agreement(competition, resamples=RESAMPLES, criterion_icc=True)[0]
     assert with_icc.criteria[0].icc == icc_2k(UNITS["a"], resamples=RESAMPLES).value
+    assert with_icc.criteria[0].icc_single == icc(UNITS["a"], resamples=0).single.value
 
 
-def test_deviations_from_the_final_marks_with_their_sentences(jury):
+def test_the_problem_pools_criteria_on_shares_of_their_maxima(db):
+    # Criterion x (0-10) is marked alike by both jurors and spreads the papers widely;
+    # criterion y (0-1) is where they disagree. Pooled on points, x's range hides y.
+    competition = CompetitionFactory(slug="shares")
+    problem = ProblemFactory(competition=competition, number=1)
+    rubric_with(problem, ("x", 10, 1), ("y", 1, 1))
+    one, two = JurorFactory(username="one"), JurorFactory(username="two")
+    marks = [((10, 1), (10, 0)), ((0, 0), (0, 1)), ((5, 1), (5, 1)), ((8, 0), (8, 1))]
+    for first, second in marks:
+        paper_graded(
+            PaperFactory(problem=problem),
+            {
+                one: {"x": str(first[0]), "y": str(first[1])},
+                two: {"x": str(second[0]), "y": str(second[1])},
+            },
+        )
+    found = problem_agreement(competition, resamples=RESAMPLES)[0]
+    points = [[f[c], s[c]] for f, s in marks for c in (0, 1)]
+    shares = [[f[c] / top, s[c] / top] for f, s in marks for c, top in ((0, 10), (1, 1))]
+
+    def package(cells):
+        return krippendorff.alpha(
+            reliability_data=np.array(cells, dtype=float).T, level_of_measurement="interval"
+        )
+
+    assert found.alpha.value == pytest.approx(package(shares), abs=1e-12)
+    assert package(points) > 0.9 > package(shares)  # what pooling points would have said
+    assert found.as_json()["scale"].startswith(
+        "Problem figures pool the criteria on marks as a share of each criterion's maximum"
+    )
+    assert found.as_json()["criteria"][1]["scale"] == "points"
+
+
+def test_severity_of_two_jurors_is_only_their_difference(jury):
     competition, _ = jury
     first = problem_agreement(competition, resamples=RESAMPLES)[0]
-    # Finals: paper 2 a decided 0.5, paper 3 b agreed 1 after the revision; the rest agreed.
-    # Anna: +0.5 on paper 2 a, 0 elsewhere. juror-x: -0.5 (paper 2 a) and -1 (paper 3 b, as
-    # submitted, before the revision).
+    # As submitted, Anna minus juror-x on shares: paper 2 a (1 - 0) / 2, paper 3 b (1 - 0) / 3,
+    # 0 on the other six cells: the mean over the 8 shared cells is (1/2 + 1/3) / 8 = 5/48.
+    # (The old figure, each juror against the agreed mark, followed the chair's decision.)
     anna, other = first.jurors
-    assert (anna.name, anna.mean, anna.mean_abs, anna.n) == ("Anna Berg", 0.0625, 0.0625, 8)
-    assert (other.name, other.mean, other.mean_abs, other.n) == ("juror-x", -0.1875, 0.1875, 8)
-    assert anna.sentence == deviation_sentence(RaterDeviation("Anna Berg", 0.0625, 0.0625, 8))
-    assert anna.sentence == "marks in line with the agreed marks (+0.06 points on average, n = 8)"
-    assert other.sentence.startswith("marks in line with the agreed marks (-0.19 points")
+    assert (anna.name, anna.kind, anna.peers, anna.cells, anna.papers) == (
+        "Anna Berg",
+        "pair",
+        ("juror-x",),
+        8,
+        4,
+    )
+    assert anna.effect == pytest.approx(5 / 48) and other.effect == pytest.approx(-5 / 48)
+    assert anna.sentence.startswith(
+        "marks 0.104 of a criterion's maximum (0.52 points on a paper of 5.0) above juror-x "
+        "on the cells they share (8 shared cells); no interval (4 papers are too few for a "
+        "bootstrap, which needs at least 5), so no verdict"
+    )
+    assert anna.sentence.endswith(
+        "only the difference between them is identified, not which of them is off"
+    )
+    assert anna.method is None and anna.ci is None
 
 
 def test_marks_count_as_first_submitted_through_repeated_revisions_and_imports(db):
@@ -181,7 +240,8 @@ def test_marks_count_as_first_submitted_through_repeated_revisions_and_imports(d
         mark_revise(assignment=assignment, criterion=criterion, points=points, reason="talked")
     found = problem_agreement(competition, resamples=RESAMPLES)[0]
     assert (found.discrepancy.discrepant, found.discrepancy.compared, found.revised) == (1, 1, 2)
-    assert [(j.name, j.mean) for j in found.jurors] == [("imp1", -1.0), ("imp2", 2.0)]
+    # imp1 gave 1 and imp2 4 of 4, as first submitted: a difference of 3/4 of the maximum.
+    assert [(j.name, j.effect) for j in found.jurors] == [("imp1", -0.75), ("imp2", 0.75)]
     assert "2 submitted marks were revised since" in found.note
 
 
@@ -190,16 +250,44 @@ def test_severity_is_worded_for_the_chair(db):
     problem = ProblemFactory(competition=competition, number=1)
     rubric_with(problem, ("a", 4, 1))
     lenient, severe = JurorFactory(username="len"), JurorFactory(username="sev")
-    ProblemJuryFactory(problem=problem, tolerance=D(2))
-    for _ in range(5):
+    ProblemJuryFactory(problem=problem, tolerance=D(3))
+    for high, low in (("4", "2"), ("4", "1"), ("3", "2"), ("4", "2"), ("4", "2")):
         paper = PaperFactory(problem=problem)
-        paper_graded(paper, {lenient: {"a": "4"}, severe: {"a": "2"}})  # agreed: 3
+        paper_graded(paper, {lenient: {"a": high}, severe: {"a": low}})
     found = problem_agreement(competition, resamples=RESAMPLES)[0]
-    assert found.discrepancy_rate == 0.0  # within the tolerance of 2 points
-    assert [(j.name, j.mean) for j in found.jurors] == [("len", 1.0), ("sev", -1.0)]
-    assert found.jurors[0].sentence.endswith("more lenient than the jury")
-    assert found.jurors[1].sentence.endswith("more severe than the jury")
+    assert found.discrepancy_rate == 0.0  # within the tolerance of 3 points
+    # differences 2, 3, 1, 2, 2 points of 4: a mean of 0.5 of the maximum
+    assert [(j.name, j.effect) for j in found.jurors] == [("len", 0.5), ("sev", -0.5)]
+    # Five papers: the exact bootstrap; every resample's mean lies in [0.25, 0.75].
+    low, high = found.jurors[0].ci
+    assert 0.25 <= low < 0.5 < high <= 0.75
+    assert "more lenient than sev" in found.jurors[0].sentence
+    assert "more severe than len" in found.jurors[1].sentence
     assert found.provisional
+    # each interval says how it was drawn
+    data = found.as_json()
+    assert data["exact"] and data["papers"] == 5
+    assert data["jurors"][0]["method"] == (
+        "95% exact bootstrap over 5 papers (all 126 distinct resamples, weighted by their "
+        "probability)"
+    )
+
+
+def test_three_jurors_linked_by_shared_papers_are_each_measured(db):
+    competition = CompetitionFactory(slug="rotate")
+    problem = ProblemFactory(competition=competition, number=1)
+    rubric_with(problem, ("a", 4, 1))
+    ann, ben, cy = (JurorFactory(username=u) for u in ("ann", "ben", "cy"))
+    # ann is a point above ben, ben a point above cy, on rotating pairs of papers
+    pairs = [(ann, "3", ben, "2"), (ben, "3", cy, "2"), (ann, "4", cy, "2")] * 3
+    for one, x, two, y in pairs:
+        paper_graded(PaperFactory(problem=problem), {one: {"a": x}, two: {"a": y}})
+    found = problem_agreement(competition, resamples=RESAMPLES)[0]
+    # Exactly additive: effects +1/4, 0, -1/4 of the maximum about the three's average.
+    effects = {j.name: j.effect for j in found.jurors}
+    assert effects == pytest.approx({"ann": 0.25, "ben": 0.0, "cy": -0.25}, abs=1e-12)
+    assert {j.kind for j in found.jurors} == {"group"}
+    assert "the average of the 3 jurors linked by shared papers" in found.jurors[0].sentence
 
 
 def test_drafts_never_count(jury):
@@ -210,8 +298,8 @@ def test_drafts_never_count(jury):
     assert second.discrepancy_rate is None
     assert second.alpha.value is None
     assert [j.name for j in second.jurors] == ["Anna Berg"]
-    assert second.jurors[0].n == 0  # pending: no final mark yet
-    assert second.jurors[0].sentence == "has no marks on cells with an agreed mark yet"
+    assert second.jurors[0].kind == "alone" and second.jurors[0].effect is None
+    assert second.jurors[0].sentence.startswith("shares no cell with another juror")
     # A draft on problem 1 changes no figure either.
     problem_reopen(problem=data["one"], chair=data["chair"])
     before = problem_agreement(competition, resamples=RESAMPLES)[0]
@@ -242,7 +330,7 @@ def test_icc_leaves_out_cells_short_of_k_marks_and_says_so(jury):
     first = problem_agreement(competition, resamples=RESAMPLES)[0]
     assert first.k == 2
     assert first.icc.units == 8 and first.icc.left_out == 2
-    assert "ICC(2,2) pairs each paper's first, second juror to submit" in first.note
+    assert "ICC(A,2) and ICC(A,1) pair each paper's first, second juror to submit" in first.note
     assert "2 cells with fewer marks left out" in first.note
     assert first.alpha.left_out == 2
 
@@ -266,16 +354,25 @@ def test_as_json(jury):
     } <= set(first)
     assert first["problem"] == 1 and first["discrepancy_rate"] == 0.25
     assert first["provisional"] is False and data[1]["provisional"] is True
-    assert len(first["alpha_ci"]) == 2 and first["alpha_ci"][0] <= first["alpha_ci"][1]
-    assert first["jurors"][0] == {
+    assert first["alpha_ci"] is None  # four papers: too few for a bootstrap
+    anna = first["jurors"][0]
+    assert {k: anna[k] for k in ("name", "kind", "peers", "cells", "papers")} == {
         "name": "Anna Berg",
-        "mean": 0.0625,
-        "mean_abs": 0.0625,
-        "n": 8,
-        "sentence": "marks in line with the agreed marks (+0.06 points on average, n = 8)",
+        "kind": "pair",
+        "peers": ["juror-x"],
+        "cells": 8,
+        "papers": 4,
     }
+    assert anna["effect_scale"] == "share of a criterion's maximum"
+    assert anna["effect"] == pytest.approx(5 / 48) and anna["effect_ci"] is None
+    assert first["resampling_unit"] == "paper" and first["papers"] == 4
+    assert first["alpha_interval_method"] is None and "too few" in first["alpha_note"]
+    assert first["icc_single"] is not None and "ICC(A,1)" in first["icc_method"]
+    assert first["scale"].startswith("Problem figures pool the criteria on marks as a share")
     assert [c["code"] for c in first["criteria"]] == ["a", "b"]
-    assert {"code", "discrepancy_rate", "alpha", "alpha_ci", "n_cells"} <= set(first["criteria"][0])
+    assert {"code", "discrepancy_rate", "alpha", "alpha_ci", "n_cells", "method"} <= set(
+        first["criteria"][0]
+    )
     assert data[1]["alpha"] is None and data[1]["icc_ci"] is None
 
 
@@ -320,10 +417,30 @@ def test_a_constant_number_of_queries(db):
             found = problem_agreement(competition, resamples=20)
         assert [p.discrepancy.compared for p in found] == [3 * n, 3 * n]
         counts.append(len(queries))
-    assert counts[0] == counts[1] <= 9
+    assert counts[0] == counts[1] <= 8
 
 
 def test_query_bound_with_pytest_django(db, django_assert_max_num_queries):
     competition = _board("bound", 3)
-    with django_assert_max_num_queries(9):
+    with django_assert_max_num_queries(8):
         problem_agreement(competition, resamples=20)
+
+
+def test_a_criterion_without_an_interval_says_why_on_the_page(db):
+    # Both jurors agree on every cell of criterion a: alpha is 1 in every resample, so there
+    # is no interval (never one of zero width), and the page says why beside the table.
+    competition = CompetitionFactory(slug="same")
+    problem = ProblemFactory(competition=competition, number=1)
+    rubric_with(problem, ("a", 4, 1), ("b", 4, 1))
+    one, two = JurorFactory(username="one"), JurorFactory(username="two")
+    for x, y in (("1", "2"), ("3", "3"), ("0", "1"), ("4", "2"), ("2", "2"), ("1", "0")):
+        paper_graded(PaperFactory(problem=problem), {one: {"a": x, "b": x}, two: {"a": x, "b": y}})
+    found = problem_agreement(competition, resamples=RESAMPLES)[0]
+    a = found.criteria[0]
+    assert (a.alpha, a.alpha_ci) == (1.0, None)
+    assert "Every resample gives 1.0, so the bootstrap gives no interval." in a.note
+    assert found.criterion_notes == [("a", a.note)]
+    html = render_to_string(
+        "grading/review/partials/_agreement_problems.html", {"review": {"agreement": [found]}}
+    )
+    assert "<li>a: " in html and "so the bootstrap gives no interval." in html

@@ -351,7 +351,7 @@ def test_json_has_the_issue_keys():
     assert [a["problem"] for a in data["agreement"]] == [1, 2]
     for problem in data["agreement"]:
         assert set(problem) >= {"alpha", "icc", "discrepancy_rate", "jurors"}
-        assert all(set(j) >= {"name", "mean", "sentence"} for j in problem["jurors"])
+        assert all(set(j) >= {"name", "effect", "sentence"} for j in problem["jurors"])
     assert set(data["observations"]) >= {"tags", "by_system", "by_problem"}
     assert data["systems"][0]["system"] == "Computed" and data["systems"][0]["medal"] == "gold"
     assert data["systems"][1]["external"] is True

@@ -61,7 +61,9 @@ def test_the_organizer_sees_the_page(organizer_client, built):
         assert f'src="{reverse("grading:review_chart", args=["rv", name])}"' in page
     assert page.count('alt="') >= 5 and "<svg" not in page
     assert "Juror agreement" in page and "Krippendorff" in page
-    assert "points above the agreed marks" in page or "in line with the agreed marks" in page
+    assert "Juror severity (cell + juror model" in page
+    assert "<li><strong>" in page and ("on the cells they share" in page or "shared papers" in page)
+    assert "ICC(A,1)" in page and "resample papers, each with all its cells" in page
     assert "&lt;svg" not in page  # not escaped
     assert reverse("grading:review_inputs", args=["rv"]) in page
     assert "/c/rv/jury/problems/2/sheet/#paper-" in page

@@ -1,24 +1,34 @@
 """Juror agreement: alpha against hand computation, Krippendorff's example and the krippendorff
-package; ICC(2,k) against hand computation and Shrout & Fleiss; deviations; discrepant cells."""
+package; ICC(A,k) and ICC(A,1) against hand computation, a least-squares ANOVA and Shrout &
+Fleiss; intervals that resample papers (exact with few, Monte-Carlo error stated otherwise);
+discrepant cells."""
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import replace
 from decimal import Decimal
 
 import krippendorff
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
 from grading.review.stats import (
-    RaterDeviation,
+    Ratings,
     coincidence_matrix,
-    deviation_sentence,
     discrepancy_rate,
+    icc,
     icc_2k,
     krippendorff_alpha_interval,
-    rater_deviation,
     reliabilities,
+)
+from grading.review.stats._common import (
+    bootstrap_interval,
+    distinct_resamples,
+    exact_counts,
+    quantile_mc_error,
 )
 from grading.review.stats.agreement import _alpha_weighted, _icc_weighted
 
@@ -202,11 +212,13 @@ def test_icc_matches_the_anova_table_on_random_matrices(seed):
 def test_icc_weighted_sums_equal_the_anova_table_per_resample():
     rng = np.random.default_rng(9)
     x = rng.integers(0, 10, size=(12, 3)).astype(float)
-    icc = _icc_weighted(x)
+    weighted = _icc_weighted(x)
     for _ in range(30):
         draw = rng.integers(0, 12, size=12)
         weights = np.bincount(draw, minlength=12)[None, :].astype(float)
-        assert icc(weights)[0] == pytest.approx(reference_icc_2k(x[draw]), abs=1e-9)
+        average, single = weighted(weights)[0]
+        assert average == pytest.approx(reference_icc_2k(x[draw]), abs=1e-9)
+        assert single == pytest.approx(reference_icc_a1(x[draw]), abs=1e-9)
 
 
 def test_icc_leaves_out_incomplete_rows_and_says_so():
@@ -236,59 +248,217 @@ def test_icc_rows_of_different_lengths_are_a_programming_error():
         icc_2k([[1, 2], [1, 2, 3]])
 
 
-# --- each juror against the agreed marks --------------------------------------------------------
+# --- ICC(A,1): one juror's mark -----------------------------------------------------------------
 
 
-def test_rater_deviation_by_hand():
-    agreed = {"p1/a": 2.0, "p1/b": 1.0, "p2/a": 3.0, "p2/b": None}
-    marks = {
-        "ana": {"p1/a": 3.0, "p1/b": 2.0, "p2/a": 3.5, "p2/b": 1.0},  # +1, +1, +0.5; p2/b open
-        "ben": {"p1/a": 1.0, "p1/b": Decimal("0.5")},  # -1, -0.5
-        "cy": {"p3/a": 4.0},  # nothing agreed
-    }
-    ana, ben, cy = rater_deviation(marks, agreed)
-    assert ana == RaterDeviation("ana", pytest.approx(2.5 / 3), pytest.approx(2.5 / 3), 3)
-    assert ben == RaterDeviation("ben", -0.75, 0.75, 2)
-    assert cy == RaterDeviation("cy", None, None, 0)
+def anova_by_least_squares(matrix) -> tuple[float, float, float]:
+    """Return MSR, MSC, MSE of a rows x raters matrix from least-squares fits with dummy
+    columns (numpy.linalg.lstsq), not from the closed-form sums the module uses."""
+    x = np.asarray(matrix, dtype=float)
+    n, k = x.shape
+    y = x.ravel()
+    rows = np.kron(np.eye(n), np.ones((k, 1)))  # one dummy per row
+    cols = np.kron(np.ones((n, 1)), np.eye(k))  # one per rater
+
+    def rss(design):
+        fit = np.linalg.lstsq(design, y, rcond=None)[0]
+        return float(((y - design @ fit) ** 2).sum())
+
+    sse = rss(np.hstack([rows, cols]))
+    ssr = rss(cols) - sse  # what the rows explain beyond the raters
+    ssc = rss(rows) - sse  # what the raters explain beyond the rows
+    return ssr / (n - 1), ssc / (k - 1), sse / ((n - 1) * (k - 1))
 
 
-@pytest.mark.parametrize(
-    ("deviation", "sentence"),
-    [
-        (
-            RaterDeviation("a", 0.8, 0.9, 40),
-            "marks 0.8 points above the agreed marks on average (n = 40): "
-            "more lenient than the jury",
-        ),
-        (
-            RaterDeviation("a", -1.25, 1.25, 12),
-            "marks 1.25 points below the agreed marks on average (n = 12): "
-            "more severe than the jury",
-        ),
-        (
-            RaterDeviation("a", 0.1, 0.3, 40),
-            "marks in line with the agreed marks (+0.1 points on average, n = 40)",
-        ),
-        (
-            RaterDeviation("a", -0.25, 0.3, 40),
-            "marks in line with the agreed marks (-0.25 points on average, n = 40)",
-        ),
-        (
-            RaterDeviation("a", 2.0, 2.0, 3),
-            "marks 2.0 points above the agreed marks on average (n = 3): "
-            "more lenient than the jury; only 3 cells, too few to judge",
-        ),
-        (RaterDeviation("a", None, None, 0), "has no marks on cells with an agreed mark yet"),
-    ],
-)
-def test_deviation_sentences(deviation, sentence):
-    assert deviation.sentence == sentence
-    assert deviation_sentence(deviation) == sentence
+def reference_icc_a1(matrix) -> float:
+    """ICC(A,1) (McGraw & Wong 1996, case 2A; Shrout & Fleiss's ICC(2,1)) from the mean squares."""
+    x = np.asarray(matrix, dtype=float)
+    n, k = x.shape
+    msr, msc, mse = anova_by_least_squares(x)
+    return (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
 
 
-def test_deviation_margin_can_be_chosen():
-    deviation = RaterDeviation("a", 0.3, 0.3, 20)
-    assert deviation_sentence(deviation, margin=0.5).startswith("marks in line")
+def test_icc_a1_by_hand():
+    # MSR = 6.25, MSC = 2.25, MSE = 0.25, n = k = 2: 6 / (6.25 + 0.25 + 2 * 2 / 2) = 12 / 17
+    got = icc([[1, 2], [3, 5]], resamples=0)
+    assert got.single.value == pytest.approx(12 / 17, abs=1e-12)
+    assert got.average.value == pytest.approx(24 / 29, abs=1e-12)
+
+
+def test_icc_a1_and_a_k_of_shrout_and_fleiss_table_2():
+    # Shrout & Fleiss (1979), Table 4: ICC(2,1) = .29, ICC(2,4) = .62.
+    got = icc(SHROUT_FLEISS, resamples=0)
+    assert round(got.single.value, 2) == 0.29
+    assert round(got.average.value, 2) == 0.62
+    msr, msc, mse = anova_by_least_squares(SHROUT_FLEISS)
+    # the mean squares of their Table 3: BMS 11.24, JMS 32.49, EMS 1.02
+    assert (round(msr, 2), round(msc, 2), round(mse, 2)) == (11.24, 32.49, 1.02)
+    assert got.single.value == pytest.approx(reference_icc_a1(SHROUT_FLEISS), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_icc_a1_matches_the_least_squares_anova_on_random_matrices(seed):
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.uniform(0, 10, size=(rng.integers(3, 30), rng.integers(2, 5))) * 2) / 2
+    got = icc(x.tolist(), resamples=0)
+    assert got.single.value == pytest.approx(reference_icc_a1(x), abs=1e-9)
+    assert got.average.value == pytest.approx(reference_icc_2k(x), abs=1e-9)
+
+
+# --- intervals that resample papers -------------------------------------------------------------
+
+
+def _paper_cells(seed: int, papers: int, per_paper: int):
+    """Cells of `papers` papers, `per_paper` criteria each, two jurors; the paper's quality is
+    shared by its cells, so cells of a paper are alike (clustered)."""
+    rng = np.random.default_rng(seed)
+    cells, labels = [], []
+    for p in range(papers):
+        quality = rng.uniform(0, 4)
+        for _ in range(per_paper):
+            truth = quality + rng.normal(0, 0.5)
+            cells.append([float(np.round(truth + rng.normal(0, 0.7))) for _ in range(2)])
+            labels.append(f"paper{p}")
+    return cells, labels
+
+
+def _package_alpha_or_nan(units) -> float:
+    pairable = [u for u in units if sum(v is not None for v in u) >= 2]
+    if len({v for u in pairable for v in u}) < 2:
+        return np.nan
+    return package_alpha(units)
+
+
+def test_alpha_interval_resamples_papers_with_all_their_cells():
+    cells, labels = _paper_cells(3, papers=15, per_paper=3)
+    got = krippendorff_alpha_interval(cells, papers=labels, resamples=300, seed=7)
+    assert (got.unit, got.clusters, got.units, got.exact) == ("paper", 15, 45, False)
+    assert reliabilities(alphas=[Ratings(cells, labels)], resamples=300, seed=7)[0] == [got]
+    # By hand: draw 15 papers with replacement, 300 times (the module's own draws: one block
+    # of numpy's integers), put each drawn paper's three cells in, alpha by the package.
+    draws = np.random.default_rng(7).integers(0, 15, size=(300, 15))
+    by_paper = [cells[3 * p : 3 * p + 3] for p in range(15)]
+    naive = np.array(
+        [_package_alpha_or_nan([c for p in row for c in by_paper[p]]) for row in draws]
+    )
+    low, high = np.percentile(naive[~np.isnan(naive)], [2.5, 97.5])
+    assert got.ci == pytest.approx((low, high), abs=1e-9)
+    # Resampling cells instead (the old unit) gives another, narrower interval here.
+    cellwise = krippendorff_alpha_interval(cells, resamples=300, seed=7)
+    assert cellwise.unit == "cell" and cellwise.clusters == 45
+    assert cellwise.ci != pytest.approx(got.ci, abs=1e-3)
+
+
+def test_icc_intervals_resample_papers_with_all_their_rows():
+    cells, labels = _paper_cells(4, papers=12, per_paper=2)
+    got = icc(cells, papers=labels, resamples=200, seed=5)
+    draws = np.random.default_rng(5).integers(0, 12, size=(200, 12))
+    x = np.array(cells)
+    for figure, reference in ((got.average, reference_icc_2k), (got.single, reference_icc_a1)):
+        naive = np.array(
+            [reference(np.vstack([x[2 * p : 2 * p + 2] for p in row])) for row in draws]
+        )
+        low, high = np.percentile(naive, [2.5, 97.5])
+        assert figure.ci == pytest.approx((low, high), abs=1e-9)
+        assert (figure.unit, figure.clusters) == ("paper", 12)
+
+
+def test_few_papers_get_the_exact_bootstrap_distribution():
+    # 5 papers: every one of the 5^5 = 3,125 equally likely ordered draws, by enumeration.
+    cells = [[1, 2], [2, 2], [0, 1], [1, 1], [3, 3], [2, 4], [0, 0], [1, 0], [4, 3], [2, 2]]
+    labels = ["a", "a", "b", "b", "c", "c", "d", "d", "e", "e"]
+    got = krippendorff_alpha_interval(cells, papers=labels, resamples=10_000)
+    assert got.exact and got.mc_error == 0 and got.resamples == distinct_resamples(5) == 126
+    by_paper = [cells[2 * p : 2 * p + 2] for p in range(5)]
+    draws = list(itertools.product(range(5), repeat=5))
+    values = [_package_alpha_or_nan([c for p in d for c in by_paper[p]]) for d in draws]
+    kept = sorted(v for v in values if not np.isnan(v))
+    # inverted CDF: the smallest value whose cumulative share reaches 2.5% (97.5%)
+    low = kept[math.ceil(0.025 * len(kept)) - 1]
+    high = kept[math.ceil(0.975 * len(kept)) - 1]
+    assert got.ci == pytest.approx((low, high), abs=1e-9)
+    # the distinct resamples without variation (e.g. paper d five times: every mark 0 or 1...)
+    undefined = {tuple(sorted(d)) for d, v in zip(draws, values, strict=True) if np.isnan(v)}
+    assert got.skipped == len(undefined)
+    assert got.method.startswith("95% exact bootstrap over 5 papers (all 126 distinct resamples")
+
+
+def test_fewer_than_five_papers_get_no_interval_and_a_sentence():
+    cells = [[1, 2], [2, 2], [0, 1], [1, 1], [3, 3], [2, 4], [0, 0], [1, 0]]
+    got = krippendorff_alpha_interval(cells, papers=list("aabbccdd"), resamples=10_000)
+    assert got.value is not None and got.ci is None and got.method is None
+    assert got.note == "No interval: 4 papers are too few for a bootstrap, which needs at least 5."
+    both = icc(cells, papers=list("aabbccdd"), resamples=10_000)
+    assert both.average.ci is None and "4 papers are too few" in both.single.note
+
+
+def test_exact_counts_are_the_multinomial_distribution():
+    counts, p = exact_counts(3)
+    assert len(counts) == distinct_resamples(3) == 10
+    assert (counts.sum(axis=1) == 3).all() and p.sum() == pytest.approx(1)
+    # (1, 1, 1) has probability 3! / 3^3 = 6/27; (3, 0, 0) 1/27
+    assert p[(counts == 1).all(axis=1)][0] == pytest.approx(6 / 27)
+    assert p[(counts[:, 0] == 3)][0] == pytest.approx(1 / 27)
+    assert distinct_resamples(8) == 6435 and distinct_resamples(9) == 24310
+
+
+def test_a_handful_of_cells_no_longer_carries_monte_carlo_error():
+    # Five cells: before, 2,000 random resamples moved the interval's ends from seed to seed;
+    # now every seed gives the same, exact interval.
+    cells = [[1, 2], [3, 3], [0, 1], [2, 2], [4, 2]]
+    ends = {krippendorff_alpha_interval(cells, resamples=2_000, seed=s).ci for s in range(5)}
+    assert len(ends) == 1
+
+
+def test_up_to_ten_papers_the_bootstrap_is_exact_whatever_the_resamples():
+    cells = [[v, v + (v % 3 == 0)] for v in range(10)]
+    got = krippendorff_alpha_interval(cells, resamples=2_000)
+    assert got.exact and got.resamples == distinct_resamples(10) == 92_378
+    more = [[v, v + (v % 3 == 0)] for v in range(11)]
+    assert not krippendorff_alpha_interval(more, resamples=2_000).exact
+
+
+def test_more_resamples_where_the_monte_carlo_error_is_large():
+    cells, labels = _paper_cells(0, papers=12, per_paper=2)
+    coarse = krippendorff_alpha_interval(cells, papers=labels, resamples=200, seed=1)
+    assert coarse.mc_error > 0.005  # 200 resamples of 12 papers: too coarse
+    (fine,), _ = reliabilities(
+        alphas=[Ratings(cells, labels)], resamples=200, seed=1, mc_target=0.005
+    )
+    # 200, then 1,000, 5,000 and 25,000 resamples (errors 0.070, 0.020, 0.009, 0.004)
+    assert fine.mc_error <= 0.005 < coarse.mc_error and fine.resamples == 25_000
+    # the same figure as asking for that many resamples at once
+    assert fine == krippendorff_alpha_interval(
+        cells, papers=labels, resamples=fine.resamples, seed=1
+    )
+
+
+def test_quantile_mc_error_is_the_standard_error_of_a_sample_quantile():
+    # For B normal draws the 2.5% quantile's standard error is sqrt(p (1 - p) / B) / phi(z).
+    draws = np.random.default_rng(0).normal(size=10_000)
+    theory = math.sqrt(0.025 * 0.975 / 10_000) / scipy_stats.norm.pdf(scipy_stats.norm.ppf(0.025))
+    assert quantile_mc_error(draws, (0.025, 0.975)) == pytest.approx(theory, rel=0.25)
+
+
+def test_the_stated_monte_carlo_error_matches_the_spread_across_seeds():
+    cells, labels = _paper_cells(11, papers=30, per_paper=2)
+    runs = [
+        krippendorff_alpha_interval(cells, papers=labels, resamples=1_000, seed=s)
+        for s in range(40)
+    ]
+    spread = max(np.std([r.ci[0] for r in runs]), np.std([r.ci[1] for r in runs]))
+    stated = np.mean([r.mc_error for r in runs])
+    assert 0.5 * spread < stated < 2 * spread
+    assert "Monte-Carlo error of its ends" in runs[0].method
+
+
+def test_a_zero_width_interval_is_not_given():
+    cells = [[v, v] for v in range(9)]  # perfect agreement in every resample
+    got = krippendorff_alpha_interval(cells, resamples=500)
+    assert got.value == 1.0 and got.ci is None and got.method is None
+    assert "Every resample gives 1.0, so the bootstrap gives no interval." in got.note
+    boot = bootstrap_interval(np.array([0.5, 0.5, np.nan]))
+    assert boot.ci is None and boot.skipped == 1
 
 
 # --- discrepant cells -------------------------------------------------------------------------
@@ -335,9 +505,12 @@ def test_reliabilities_equal_one_call_each():
     got_alphas, got_iccs = reliabilities(alphas=alphas, iccs=iccs, resamples=500, seed=4)
     singles = [krippendorff_alpha_interval(u, resamples=500, seed=4) for u in alphas]
     singles += [icc_2k(m, resamples=500, seed=4) for m in iccs]
+    singles += [icc(m, resamples=500, seed=4).single for m in iccs]
+    got_iccs = [i.average for i in got_iccs] + [i.single for i in got_iccs]
     for got, single in zip(got_alphas + got_iccs, singles, strict=True):
         # one matrix product for all adds in another order: equal to the last bits
-        assert replace(got, ci=None) == replace(single, ci=None)
+        assert replace(got, ci=None, mc_error=None) == replace(single, ci=None, mc_error=None)
+        assert got.mc_error == pytest.approx(single.mc_error, abs=1e-12)
         assert got.ci == (None if single.ci is None else pytest.approx(single.ci, abs=1e-12))
     assert got_alphas[0].ci and got_alphas[1].ci and got_iccs[0].ci
     assert got_alphas[3].ci is None and got_alphas[4].value is None and got_iccs[2].ci is None
