@@ -364,3 +364,13 @@ def test_golden_five_systems_rho_one_and_r_0994():
     assert interval.interval == pytest.approx((0.914, 0.9996), abs=1e-3)
     # rho = 1: no interval, and the reason
     assert fisher_interval("spearman", 1.0, 5).interval is None
+
+
+def test_kendall_is_exactly_one_at_full_agreement_with_ties_up_to_1000_pairs():
+    # 1,000 marks on a 0-6 scale (many ties) against a rescaling of themselves: tau-b = 1,
+    # which scipy gives as 0.9999999999999998 here; from the integer pair counts it is 1.
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = rng.integers(0, 7, 1000).astype(float)
+    assert sps.kendalltau(x, 2 * x + 1).statistic != 1.0
+    assert kendall_tau(x, 2 * x + 1) == 1.0

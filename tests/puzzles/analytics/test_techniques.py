@@ -281,16 +281,21 @@ def _teams(differences, name="x"):
 
 
 def test_the_effects_random_sign_flips_use_the_resamples_and_seed_asked():
-    diffs = [0.05, -0.02, 0.1, 0.07, -0.04, 0.12, 0.03]  # 2^7 = 128 patterns > 100
-    (x,) = technique_effects(_teams(diffs), resamples=100, seed=7)
+    # 16 teams: 2^16 = 65,536 patterns > 20,000 resamples, so random ones; p near 0.3, so
+    # another draw of 20,000 would almost surely give another p.
+    diffs = list(np.random.default_rng(16).normal(0.01, 0.1, 16))
+    (x,) = technique_effects(_teams(diffs), resamples=20_000, seed=7)
     expected = sps.permutation_test(
         (np.array([d.difference for d in x.differences]),),
         np.mean,
         permutation_type="samples",
-        n_resamples=100,
+        n_resamples=20_000,
         rng=np.random.default_rng(7),
     ).pvalue
     assert x.p_method == "random" and x.p == pytest.approx(expected)
+    assert 0.05 < x.p < 0.95
+    (again,) = technique_effects(_teams(diffs), resamples=20_000, seed=7)
+    assert again.p == x.p
 
 
 def test_the_effects_interval_is_scipys_from_two_teams_at_the_level_asked():
