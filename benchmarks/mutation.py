@@ -34,6 +34,11 @@ With --retest the last run's verdicts are kept, the copy is refreshed, and only 
 survivors and timeouts (of --mutants, if given) run again; mutmut collects the new tests'
 coverage first.
 
+--reuse and --retest are for new tests only. mutmut records which tests reach which function
+once per test name and, reusing a workspace, collects coverage only for tests it has not seen:
+after the code under test changes (a merge), the old tests' records are stale, survivors show
+up that those tests kill, and only a fresh run measures the new code.
+
 Exit status: 0 figures printed, 3 mutmut failed (its output says why).
 """
 
