@@ -25,8 +25,10 @@ tests run).
    `mutmut results --all true`, the counts per status, the kill rate, and the kill rate over
    the mutants not judged equivalent, listed with a reason each in
    `benchmarks/mutation_NAME_equivalent.txt` (a listed name that is unknown or killed is
-   reported, not subtracted: mutmut numbers a function's mutants in order). Timeouts count as
-   not killed. The same figures are printed per package (each entry of the config's
+   reported, not subtracted: mutmut numbers a function's mutants in order), and the rate
+   counting the equivalents tagged [numeric] or [contract] (weaker judgements, the file says
+   which) as survivors. Timeouts count as not killed; mutants not checked (outside --mutants)
+   are left out. The same figures are printed per package (each entry of the config's
    `only_mutate`), then per function.
 4. **Survivors.** With --list-survivors, every survivor's diff (`mutmut show NAME`).
 
@@ -205,10 +207,17 @@ class LoadSampler:
         )
 
 
-def figures(by_name: dict[str, str], listed: dict[str, str]) -> tuple[Counter, int, int]:
-    """Return the counts per status, the total and the equivalent survivors among by_name."""
-    equivalent = sum(1 for n in listed if by_name.get(n) == "survived")
-    return Counter(by_name.values()), len(by_name), equivalent
+TAGS = ("[numeric]", "[contract]")  # weaker judgements, counted apart (see the equivalents file)
+
+
+def figures(by_name: dict[str, str], listed: dict[str, str]) -> tuple[Counter, int, int, int]:
+    """Return the counts per status, the mutants checked (not "not checked"), and the
+    equivalent survivors among by_name: all of them, and those judged with a tag."""
+    counts = Counter(by_name.values())
+    checked = len(by_name) - counts["not checked"]
+    survivors = [n for n in listed if by_name.get(n) == "survived"]
+    tagged = sum(1 for n in survivors if listed[n].startswith(TAGS))
+    return counts, checked, len(survivors), tagged
 
 
 def report(bench: Benchmark, by_name: dict[str, str], listed: dict[str, str]) -> list[str]:
@@ -217,10 +226,10 @@ def report(bench: Benchmark, by_name: dict[str, str], listed: dict[str, str]) ->
     for name in listed:
         if name not in by_name:
             print(f"warning: {bench.equivalent.name}: {name} is not a mutant of this run")
-        elif by_name[name] != "survived":
+        elif by_name[name] not in ("survived", "not checked"):
             print(f"warning: {bench.equivalent.name}: {name} is listed but {by_name[name]}")
-    counts, total, equivalent = figures(by_name, listed)
-    print(f"\n{'mutants':<22}{total:>6}")
+    counts, total, equivalent, tagged = figures(by_name, listed)
+    print(f"\n{'mutants checked':<22}{total:>6}")
     for status in (*REPORTED, *sorted(set(counts) - set(REPORTED))):
         print(f"{status:<22}{counts[status]:>6}")
     print(f"{'kill rate':<22}{percent(counts['killed'], total):>6}  ({counts['killed']} / {total})")
@@ -228,24 +237,33 @@ def report(bench: Benchmark, by_name: dict[str, str], listed: dict[str, str]) ->
     print(
         f"{'kill rate, non-equiv.':<22}{percent(counts['killed'], relevant):>6}  "
         f"({counts['killed']} / {relevant}; {equivalent} equivalent survivors in "
-        f"{bench.equivalent.name})"
+        f"{bench.equivalent.name}, {tagged} of them tagged {' or '.join(TAGS)})"
+    )
+    print(
+        f"{'  untagged only':<22}{percent(counts['killed'], relevant + tagged):>6}  "
+        f"({counts['killed']} / {relevant + tagged}: the tagged ones counted as survivors)"
     )
     if len(bench.packages) > 1:
-        columns = ("mutants", "killed", "survived", "timeout", "other", "equiv.", "rate", "non-eq.")
+        columns = (
+            "mutants", "killed", "survived", "timeout", "other", "equiv.", "tagged", "rate",
+            "non-eq.", "untagged",
+        )  # fmt: skip
         print(f"\n{'package':<28}" + "".join(f"{c:>9}" for c in columns))
         for package in bench.packages:
             mine = {n: s for n, s in by_name.items() if n.startswith(package + ".")}
-            c, t, e = figures(mine, listed)
-            other = t - c["killed"] - c["survived"] - c["timeout"]
+            c, checked, e, g = figures(mine, listed)
+            other = checked - c["killed"] - c["survived"] - c["timeout"]
             row = (
-                t,
+                checked,
                 c["killed"],
                 c["survived"],
                 c["timeout"],
                 other,
                 e,
-                percent(c["killed"], t),
-                percent(c["killed"], t - e),
+                g,
+                percent(c["killed"], checked),
+                percent(c["killed"], checked - e),
+                percent(c["killed"], checked - e + g),
             )
             print(f"{package:<28}" + "".join(f"{v:>9}" for v in row))
     print_per_function(by_name)
