@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -12,11 +13,14 @@ from scipy import stats as sps
 
 from ioleval.inference import (
     EXACT_UP_TO,
+    Bounds,
+    bounds,
     correlation_tests,
     fisher_interval,
     kendall_tau,
     orderings,
     percentile_bounds,
+    reasons,
     spearman_rho,
 )
 
@@ -214,6 +218,129 @@ def test_a_degenerate_bootstrap_gives_no_interval_and_says_why():
     assert empty.interval is None and "no bootstrap resample" in empty.reason
 
 
+# --- refusals, boundaries, and what the sentences name -----------------------------------------
+
+
+def test_refusals_say_what_is_wrong():
+    with pytest.raises(ValueError, match=r"^correlation tests need at least 3 pairs, got 2 and 2$"):
+        correlation_tests([1, 2], [1, 2])
+    with pytest.raises(ValueError, match=r"^correlation tests need two columns that vary$"):
+        correlation_tests([1, 1, 1], [1, 2, 3])
+    with pytest.raises(ValueError, match=r"^unknown coefficients: \['rho', 'tau'\]$"):
+        correlation_tests([1, 2, 3], [1, 3, 2], ("tau", "spearman", "rho"))
+
+
+def test_ten_pairs_are_still_exact():
+    x = [0.1 * i + math.sin(i) for i in range(10)]
+    got = correlation_tests(x, list(range(10)), ("spearman",))["spearman"]
+    assert got.method == "exact permutation, all 3,628,800 orderings"
+    assert got.p == pytest.approx(brute_force_p_spearman_10(x))
+
+
+def brute_force_p_spearman_10(x) -> float:
+    """Spearman's exact p over the 10! orderings of 0..9 against x: rho depends only on the
+    sum of rank products, so count the orderings by that sum (a dynamic programme over
+    positions and used values would do; here numpy over all permutations in chunks)."""
+    ranks = sps.rankdata(x).astype(np.int64)  # x has no ties
+    # twice (sum of rank products - its mean n (n + 1)^2 / 4 = 302.5), in integers
+    observed = abs(2 * int(ranks @ np.arange(1, 11)) - 605)
+    hits = 0
+    perms = np.array(list(itertools.permutations(range(1, 9))), dtype=np.int64)  # 8! rows
+    for first, second in itertools.permutations(range(1, 11), 2):
+        rest = np.array([v for v in range(1, 11) if v not in (first, second)], dtype=np.int64)
+        tail = rest[perms - 1] @ ranks[2:]
+        total = first * ranks[0] + second * ranks[1] + tail
+        hits += int((np.abs(2 * total - 605) >= observed).sum())
+    return hits / math.factorial(10)
+
+
+def test_above_ten_pairs_rho_and_tau_are_exactly_one_at_full_agreement():
+    # 29 pairs rising together: scipy gives 0.9999999999999998 for both; the integer counts
+    # give exactly 1.
+    x = [0.1 * i for i in range(29)]
+    y = [math.exp(0.3 * i) for i in range(29)]
+    assert sps.spearmanr(x, y).statistic != 1.0 and sps.kendalltau(x, y).statistic != 1.0
+    got = correlation_tests(x, y, ("spearman", "kendall"))
+    assert (got["spearman"].statistic, got["kendall"].statistic) == (1.0, 1.0)
+
+
+def test_kendall_is_exact_up_to_33_untied_pairs():
+    rng = np.random.default_rng(33)
+    x, y = rng.permutation(33).astype(float), rng.permutation(33).astype(float)
+    got = correlation_tests(x, y, ("kendall",))["kendall"]
+    assert got.method == "exact null distribution (no ties)"
+    assert got.p == pytest.approx(sps.kendalltau(x, y, method="exact").pvalue)
+
+
+def exact_pearson_p(xs: list[str], ys: list[str]) -> Fraction:
+    """Pearson's exact permutation p in rational arithmetic on the decimals as written: no
+    rounding anywhere, so orderings tie exactly when they tie."""
+    x, y = [Fraction(s) for s in xs], [Fraction(s) for s in ys]
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    xc, yc = [a - mx for a in x], [b - my for b in y]
+    observed = abs(sum(a * b for a, b in zip(xc, yc, strict=True)))
+    hits = sum(
+        abs(sum(a * b for a, b in zip(xc, order, strict=True))) >= observed
+        for order in itertools.permutations(yc)
+    )
+    return Fraction(hits, math.factorial(len(x)))
+
+
+@pytest.mark.parametrize(
+    ("xs", "ys", "expected"),
+    [
+        # Ties that rounding hides: scipy's permutation test gives 2/3 here.
+        (["1000.1", "1000.9", "1000.3", "1000.4", "1000.8"], ["40", "50", "0", "80", "50"], "7/10"),
+        (["3", "0", "0", "8", "9", "6"], ["49", "35", "63", "56", "0", "63"], "91/180"),
+        (["10000.03", "10000.18", "10000.17", "10000.47"], ["0", "50", "20", "30"], None),
+    ],
+)
+def test_exact_pearson_p_counts_the_orderings_that_tie_in_exact_arithmetic(xs, ys, expected):
+    exact = exact_pearson_p(xs, ys)
+    if expected is not None:
+        assert exact == Fraction(expected)
+    got = correlation_tests([float(v) for v in xs], [float(v) for v in ys], ("pearson",))
+    assert got["pearson"].p == pytest.approx(float(exact), abs=1e-12)
+
+
+def test_reasons_name_every_coefficient_that_shares_one():
+    why = "at exactly +1, Fisher's z is infinite"
+    missing = [Bounds(name=n, why=why) for n in ("Spearman rho", "Kendall tau", "Pearson r")]
+    assert reasons([*missing, Bounds(0.1, 0.2, "Fisher z", "Pearson r")]) == [
+        "No interval for Spearman rho, Kendall tau or Pearson r: at exactly +1, Fisher's z is "
+        "infinite."
+    ]
+
+
+def test_intervals_keep_their_names_and_say_why_they_are_missing():
+    assert fisher_interval("pearson", 0.5, 10).name == "Pearson r"
+    # So close to 1 that tanh gives 1 at both ends: no width.
+    assert fisher_interval("pearson", 1 - 1e-15, 10).reason == (
+        "No interval for Pearson r: the interval by Fisher z has no width."
+    )
+    assert percentile_bounds(np.array([]), kind="kendall", method="bootstrap").reason == (
+        "No interval for Kendall tau: no bootstrap resample gave a figure."
+    )
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "given"),
+    [
+        (0.5, 0.5, False),
+        (0.0, 1e-12, False),  # no wider than 1e-12 of a figure below 1
+        (0.0, 1e-13, False),
+        (0.5, 0.5 + 1.5e-12, True),
+        (1000.0, 1000.0 + 1e-10, False),  # 1e-12 relative: 1e-9 around 1000
+    ],
+)
+def test_an_interval_needs_a_width_above_a_relative_tolerance(low, high, given):
+    got = bounds(low, high, method="Fisher z", name="Pearson r")
+    if given:
+        assert got == Bounds(low, high, "Fisher z", "Pearson r")
+    else:
+        assert got == Bounds(name="Pearson r", why="the interval by Fisher z has no width")
+
+
 # --- the IOL-AI paper's five-system table -------------------------------------------------------
 
 
@@ -237,3 +364,13 @@ def test_golden_five_systems_rho_one_and_r_0994():
     assert interval.interval == pytest.approx((0.914, 0.9996), abs=1e-3)
     # rho = 1: no interval, and the reason
     assert fisher_interval("spearman", 1.0, 5).interval is None
+
+
+def test_kendall_is_exactly_one_at_full_agreement_with_ties_up_to_1000_pairs():
+    # 1,000 marks on a 0-6 scale (many ties) against a rescaling of themselves: tau-b = 1,
+    # which scipy gives as 0.9999999999999998 here; from the integer pair counts it is 1.
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = rng.integers(0, 7, 1000).astype(float)
+    assert sps.kendalltau(x, 2 * x + 1).statistic != 1.0
+    assert kendall_tau(x, 2 * x + 1) == 1.0

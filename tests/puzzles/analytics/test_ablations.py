@@ -22,6 +22,7 @@ from puzzles.analytics.stats.ablations import (
     PAIRED,
     WELCH,
     AblationRun,
+    Interval,
     TaskRef,
     ablation_changes,
     change_interval,
@@ -231,6 +232,122 @@ def test_runs_sharing_no_task_give_no_change():
     assert overall.problem is None and overall.tasks_compared == 0
     assert overall.change is None and not overall.flagged
     assert overall.reference_mean is None and "nothing to compare" in overall.note
+
+
+NO_SPREAD = (
+    "No interval: the seeds give identical figures, so there is no spread to build one from."
+)
+
+
+@pytest.mark.parametrize(
+    ("reference", "condition", "change", "note"),
+    [
+        ({1: 0.5}, {}, None, "No run under the condition."),
+        ({}, {1: 0.5}, None, "No run under the reference."),
+        (
+            {1: 0.5},
+            {1: 0.4, 2: 0.3},
+            -0.15,
+            "No interval: 2 seed(s) under the condition and 1 under the reference; an interval "
+            "needs at least 2 on each side.",
+        ),
+        ({1: 0.5, 2: 0.6}, {1: 0.4, 2: 0.5}, -0.1, NO_SPREAD),
+        ({1: 0.5, 2: 0.5}, {3: 0.4, 4: 0.4}, -0.1, NO_SPREAD),
+    ],
+)
+def test_each_change_without_an_interval_has_no_method_and_says_why(
+    reference, condition, change, note
+):
+    interval = change_interval(reference, condition)
+    assert interval.method == ""
+    assert interval.note == note
+    assert interval.change == (None if change is None else pytest.approx(change))
+
+
+@pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # scipy, on 0.5, 0.5
+def test_welch_with_one_side_constant_still_has_an_interval():
+    reference = {1: 0.5, 2: 0.5}
+    condition = {3: 0.6, 4: 0.8}
+    interval = change_interval(reference, condition)
+    test = sps.ttest_ind([0.6, 0.8], [0.5, 0.5], equal_var=False)
+    ci = test.confidence_interval()
+    assert interval.method == WELCH
+    assert (interval.low, interval.high, interval.p) == pytest.approx(
+        (ci.low, ci.high, test.pvalue)
+    )
+
+
+@pytest.mark.filterwarnings("ignore:.*:RuntimeWarning")  # numpy's underflow and overflow
+def test_a_spread_floating_point_cannot_hold_gives_no_interval():
+    # Variances of 1e-200 underflow to 0: scipy's interval is (0, 0) with p nan. Never a
+    # zero-width interval: no interval, and the change is still given.
+    tiny = change_interval({1: 0.0, 2: 1e-200}, {3: 0.0, 4: 1e-200})
+    assert tiny == Interval(0.0, None, None, "", NO_SPREAD)
+    # Variances that overflow: scipy's interval is (-inf, inf) with p = 1.
+    huge = change_interval({1: 0.0, 2: 1.0}, {3: 1e308, 4: -1.7e308})
+    assert (huge.low, huge.high, huge.p, huge.method, huge.note) == (
+        None,
+        None,
+        None,
+        "",
+        NO_SPREAD,
+    )
+
+
+def test_runs_without_a_seed_are_each_a_sample():
+    runs = [
+        _run("M", "ref", None, 1, {1: (0.5, 0.5)}),
+        _run("M", "ref", None, 2, {1: (0.6, 0.6)}),
+        _run("M", "cut", None, 3, {1: (0.3, 0.3)}),
+        _run("M", "cut", None, 4, {1: (0.2, 0.2)}),
+        _run("M", "cut", None, 5, {1: (0.4, 0.4)}),
+    ]
+    (overall, _problem1) = ablation_changes(runs, TASKS[:1], "ref")
+    assert (overall.n_reference, overall.n_condition) == (2, 3)
+    assert (overall.reference_mean, overall.condition_mean) == pytest.approx((0.55, 0.3))
+    ci = sps.ttest_ind([0.3, 0.2, 0.4], [0.5, 0.6], equal_var=False).confidence_interval()
+    assert overall.interval.method == WELCH
+    assert (overall.interval.low, overall.interval.high) == pytest.approx((ci.low, ci.high))
+
+
+def test_a_model_without_one_condition_still_gets_its_others():
+    runs = [
+        _run("M", "ref", 1, 1, {1: (0.5, 0.5)}),
+        _run("M", "a", 1, 2, {1: (0.4, 0.4)}),
+        # N has no run under "a" (the first condition by name), only under "b".
+        _run("N", "ref", 1, 3, {1: (0.5, 0.5)}),
+        _run("N", "b", 1, 4, {1: (0.2, 0.2)}),
+    ]
+    found = [(c.system, c.condition, c.problem) for c in ablation_changes(runs, TASKS[:1], "ref")]
+    assert found == [("M", "a", None), ("M", "a", 1), ("N", "b", None), ("N", "b", 1)]
+
+
+def test_a_change_over_every_task_has_no_coverage_note_and_both_means():
+    runs = [
+        _run("M", "ref", 1, 1, {1: (0.5, 0.5), 2: (0.5, 0.5)}),
+        _run("M", "cut", 1, 2, {1: (0.2, 0.2), 2: (0.4, 0.4)}),
+    ]
+    overall = ablation_changes(runs, TASKS[:2], "ref")[0]
+    assert overall.coverage_note == "" and (overall.tasks_compared, overall.tasks_total) == (2, 2)
+    # Weights 1 and 3: the condition's EM and chrF are (0.2 + 1.2) / 4 = 0.35.
+    assert (overall.reference_mean, overall.condition_mean) == pytest.approx((0.5, 0.35))
+    assert overall.change == pytest.approx(-0.15)
+
+
+def test_runs_sharing_no_task_have_no_method_and_no_means():
+    runs = [
+        _run("M", "ref", 1, 1, {1: (1.0, 1.0)}),
+        _run("M", "cut", 1, 3, {3: (0.5, 0.5)}),
+    ]
+    overall = ablation_changes(runs, TASKS, "ref")[0]
+    assert overall.interval == Interval(
+        None,
+        None,
+        None,
+        "",
+        "No change: no task is answered by every run compared, so there is nothing to compare.",
+    )
+    assert overall.reference_mean is None and overall.condition_mean is None
 
 
 def test_forest_chart_marks_flags_by_shape_and_text_and_escapes():

@@ -16,8 +16,12 @@ from puzzles.analytics.stats.formats import (
     FAMILIES,
     FLAGS_KEY,
     RULES,
+    Failures,
+    SystemTasks,
     failures_stored,
     format_failures,
+    naive_lines,
+    prevalence,
 )
 from puzzles.extraction import extract_answer
 from puzzles.models import Output, System, Task
@@ -67,6 +71,57 @@ def test_after_extraction_reads_the_extracted_items():
     assert set(format_failures("x", 2, ['["one", "two"]', ""]).after) == {
         "json_one_line",
         "wrong_count",
+    }
+
+
+def test_the_naive_reading_cuts_line_numbers_and_says_whether_it_read_a_json_list():
+    assert naive_lines("1. kayé\n2) tovak\n", 2) == (["kayé", "tovak"], False)
+    assert naive_lines('["kayé", "tovak"]', 2) == (["kayé", "tovak"], True)
+    assert naive_lines("", 2) == ([], False)
+    assert naive_lines(None, 2) == ([], False)
+
+
+@pytest.mark.parametrize(
+    ("item", "after"),
+    [
+        # Each markdown mark alone is markdown.
+        ("**kayé**", {"markdown"}),
+        ("`kayé`", {"markdown"}),
+        ("# kayé", {"markdown"}),
+        ("```", {"markdown"}),
+        ("- kayé", {"markdown"}),  # a bullet is no label
+        ("| kayé |", {"markdown"}),  # a table row: a pipe first and at least two
+        ("|kayé|", {"markdown"}),
+        ("kayé | tovak | sanu", set()),  # pipes inside text are no table
+        # A line ending in a colon is text around the answers, unless it is a labelled item.
+        ("kayé tovak:", {"text_around"}),
+        ("kayé tovak：", {"text_around"}),
+        ("b) kayé:", {"labels"}),
+        # JSON: an object, or a list of more than one value, read as one item.
+        ('["kayé"]', set()),
+        ('[["kayé", "tovak"], ["sanu", "xam"]]', {"json_one_line"}),
+        ('{"a": {"b": "kayé"}}', {"json_one_line"}),
+    ],
+)
+def test_one_extracted_item_shows_exactly_its_families(item, after):
+    assert set(format_failures("x", 1, [item]).after) == after
+
+
+def test_prevalence_counts_missing_tasks_as_empty_on_top_of_empty_outputs():
+    # Three tasks: one output empty at both stages, one with labels before only, one missing.
+    entry = SystemTasks(
+        system_id=1,
+        failures=[
+            Failures(frozenset({"empty"}), frozenset({"empty"})),
+            Failures(frozenset({"labels"}), frozenset()),
+        ],
+        n_tasks=3,
+    )
+    shares = prevalence(entry)
+    assert shares["before"]["empty"] == shares["after"]["empty"] == round(2 / 3, 4) == 0.6667
+    assert shares["before"]["labels"] == 0.3333 and shares["after"]["labels"] == 0.0
+    assert prevalence(SystemTasks(system_id=2, failures=[], n_tasks=0)) == {
+        stage: dict.fromkeys(FAMILIES, 0.0) for stage in ("before", "after")
     }
 
 

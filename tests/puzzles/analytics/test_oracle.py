@@ -18,7 +18,14 @@ from django.urls import reverse
 
 from ioleval.errors import AppError
 from puzzles.analytics.oracle.services import oracle_create
-from puzzles.analytics.stats.oracle import EXHAUSTIVE_LIMIT, TaskFigure, oracle_combine
+from puzzles.analytics.stats.oracle import (
+    EXHAUSTIVE,
+    EXHAUSTIVE_LIMIT,
+    PARETO,
+    TaskFigure,
+    attainable_maximum,
+    oracle_combine,
+)
 from puzzles.models import Competition, Output, Problem, System, Task
 from puzzles.selectors import leaderboard
 from puzzles.services import competition_rescore
@@ -225,6 +232,159 @@ def test_a_task_nobody_answered_counts_zero_and_shares_of_nothing_are_zero():
     oracle = oracle_combine(members=["A", "B"], tasks=[("t", 1.0)], figures={})
     assert oracle.tasks[0].member is None and oracle.overall.score == 0.0
     assert [s.share for s in oracle.shares] == [0.0, 0.0]
+
+
+def test_the_supplier_of_a_task_and_of_no_task():
+    oracle = oracle_combine(members=["A", "B"], tasks=TASKS, figures=FIGURES)
+    assert [oracle.supplier(t) for t in ("t1", "t2", "t3")] == ["A", "B", "B"]
+    assert oracle.supplier("t9") is None
+
+
+def test_refusals_say_what_is_wrong():
+    with pytest.raises(ValueError, match=r"^an oracle needs at least one member$"):
+        oracle_combine(members=[], tasks=TASKS, figures=FIGURES)
+    with pytest.raises(ValueError, match=r"^members are listed twice$"):
+        oracle_combine(members=["A", "B", "A"], tasks=TASKS, figures=FIGURES)
+    with pytest.raises(ValueError, match=r"^a task's weight is negative$"):
+        attainable_maximum([1.0, -1.0], [[], []], [None, None])
+
+
+def test_an_oracle_of_no_tasks_scores_nothing():
+    oracle = oracle_combine(members=["A"], tasks=[], figures={})
+    assert oracle.overall.score == oracle.maximum.score == 0.0
+    assert oracle.tasks == () and oracle.shares[0].share == 0.0
+
+
+def test_task_scores_are_rounded_to_four_decimals():
+    # GM of EM 1 and chrF 0.123456 is sqrt(0.123456) = 0.351363...: 0.3514.
+    oracle = oracle_combine(
+        members=["A", "B"],
+        tasks=[("t", 1.0)],
+        figures={"A": {"t": TaskFigure(1.0, 0.123456)}, "B": {"t": TaskFigure(0.1, 0.1)}},
+    )
+    assert math.sqrt(0.123456) == pytest.approx(0.351363, abs=1e-6)
+    assert oracle.tasks[0].score == 0.3514
+    assert oracle.tasks[0].member_scores == (0.3514, 0.1)
+
+
+def test_shares_are_given_when_the_oracles_weighted_scores_sum_below_one():
+    # One task of weight 1 scored 0.5 (A) against 0.2 (B): the weighted sum is 0.5, all A's.
+    oracle = oracle_combine(
+        members=["A", "B"],
+        tasks=[("t", 1.0)],
+        figures={"A": {"t": TaskFigure(0.5, 0.5)}, "B": {"t": TaskFigure(0.2, 0.2)}},
+    )
+    assert [s.share for s in oracle.shares] == [1.0, 0.0]
+
+
+def test_the_best_member_on_a_tied_score_has_the_higher_chrf_then_the_higher_em():
+    # Y: EM 1, chrF 0.25; Z: EM 0.25, chrF 1; both score sqrt(0.25) = 0.5: Z by its chrF,
+    # though Y comes first by name.
+    oracle = oracle_combine(
+        members=["Y", "Z"],
+        tasks=[("t", 1.0)],
+        figures={"Y": {"t": TaskFigure(1.0, 0.25)}, "Z": {"t": TaskFigure(0.25, 1.0)}},
+    )
+    assert oracle.best_member == "Z"
+    # A: EM 0.5; B: EM 0.50009 (0.5001 at four decimals); both chrF 0.5, and both score
+    # sqrt(0.250045) = 0.500045, 0.5 at four decimals: B by its EM.
+    oracle = oracle_combine(
+        members=["A", "B"],
+        tasks=[("t", 1.0)],
+        figures={"A": {"t": TaskFigure(0.5, 0.5)}, "B": {"t": TaskFigure(0.50009, 0.5)}},
+    )
+    assert [s.overall.score for s in oracle.shares] == [0.5, 0.5]
+    assert oracle.best_member == "B"
+
+
+@pytest.mark.parametrize("limit", [EXHAUSTIVE_LIMIT, 0])
+def test_picks_that_reach_the_maximum_are_the_maximum_choice(limit):
+    # A (EM 1, chrF 0.25) and B (EM 0.25, chrF 1) both give EM x chrF = 0.25: the pick, B by
+    # its chrF, reaches the maximum and is the choice named, whichever way it was found.
+    oracle = oracle_combine(
+        members=["A", "B"],
+        tasks=[("t", 1.0)],
+        figures={"A": {"t": TaskFigure(1.0, 0.25)}, "B": {"t": TaskFigure(0.25, 1.0)}},
+        exhaustive_limit=limit,
+    )
+    assert oracle.tasks[0].member == oracle.tasks[0].maximum_member == "B"
+    assert oracle.maximum_method == (EXHAUSTIVE if limit else PARETO)
+
+
+def test_every_choice_is_tried_up_to_the_limit_and_members_with_the_same_figures_count_once():
+    # Two tasks, on each two members neither of whom covers the other: 2 x 2 = 4 choices.
+    figures = {
+        "A": {"t1": TaskFigure(1.0, 0.2), "t2": TaskFigure(0.9, 0.1)},
+        "B": {"t1": TaskFigure(0.2, 1.0), "t2": TaskFigure(0.1, 0.9)},
+    }
+    at = oracle_combine(
+        members=["A", "B"], tasks=[("t1", 1), ("t2", 1)], figures=figures, exhaustive_limit=4
+    )
+    below = oracle_combine(
+        members=["A", "B"], tasks=[("t1", 1), ("t2", 1)], figures=figures, exhaustive_limit=3
+    )
+    assert (at.maximum_method, below.maximum_method) == (EXHAUSTIVE, PARETO)
+    assert at.maximum == below.maximum
+    # Two members with the same figures on the one task: one choice, within a limit of 1.
+    same = oracle_combine(
+        members=["A", "B"],
+        tasks=[("t", 1.0)],
+        figures={"A": {"t": TaskFigure(0.5, 0.5)}, "B": {"t": TaskFigure(0.5, 0.5)}},
+        exhaustive_limit=1,
+    )
+    assert same.maximum_method == EXHAUSTIVE and same.tasks[0].tied == ("B",)
+
+
+PARETO_CASES = [
+    # Three tasks where the best choice mixes the members (t0 from A, t2 from B, ...).
+    (
+        [("t0", 2.0), ("t1", 0.5), ("t2", 1.0)],
+        {
+            "A": {
+                "t0": TaskFigure(0.1, 0.75),
+                "t1": TaskFigure(0.75, 0.1),
+                "t2": TaskFigure(0.5, 0.5),
+            },
+            "B": {
+                "t0": TaskFigure(0.75, 0.0),
+                "t1": TaskFigure(0.25, 0.5),
+                "t2": TaskFigure(0.9, 0.5),
+            },
+        },
+    ),
+    # Both GM 0: the pick (A, by chrF) reaches the maximum of 0.
+    ([("t0", 3.0)], {"A": {"t0": TaskFigure(0.0, 0.25)}, "B": {"t0": TaskFigure(1.0, 0.0)}}),
+    # The picks (A, then B) reach the maximum; A on both ties with them.
+    (
+        [("t0", 0.5), ("t1", 2.0)],
+        {
+            "A": {"t0": TaskFigure(0.9, 0.25), "t1": TaskFigure(0.9, 0.1)},
+            "B": {"t0": TaskFigure(0.75, 0.25), "t1": TaskFigure(0.1, 0.5)},
+        },
+    ),
+    # Four members on one task; the pick C (0.25, 0.75) ties with A (0.75, 0.25).
+    (
+        [("t0", 1.0)],
+        {
+            "A": {"t0": TaskFigure(0.75, 0.25)},
+            "B": {"t0": TaskFigure(0.0, 1.0)},
+            "C": {"t0": TaskFigure(0.25, 0.75)},
+            "D": {"t0": TaskFigure(0.0, 0.5)},
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("tasks", "figures"), PARETO_CASES)
+def test_the_pareto_search_finds_the_maximum_and_keeps_picks_that_reach_it(tasks, figures):
+    members = sorted(figures)
+    oracle = oracle_combine(members=members, tasks=tasks, figures=figures, exhaustive_limit=0)
+    assert oracle.maximum_method == PARETO
+    expected = _brute_force_maximum(members, tasks, figures)
+    assert oracle.maximum.score == expected
+    picks = [t.member for t in oracle.tasks]
+    if round(oracle.overall.score, 4) == expected:
+        assert [t.maximum_member for t in oracle.tasks] == picks
 
 
 # --- the service, over stored outputs -------------------------------------------------

@@ -18,9 +18,11 @@ from puzzles.analytics.probe_selectors import probes_page
 from puzzles.analytics.stats.probes import (
     ALL,
     MIN_MODELS,
+    Accuracy,
     accuracies,
     correlate,
     correlations,
+    probe_types,
     sentence,
 )
 from puzzles.errors import ImportFailure
@@ -102,6 +104,51 @@ def test_degenerate_cases_are_sentences():
     flat = correlate([(0.5, 0.2), (0.5, 0.4), (0.5, 0.9)])
     assert flat.spearman is None and "probe accuracy is the same for all 3 models" in flat.note
     assert sentence(flat).startswith(f"{ALL}: Not computed")
+
+
+def test_each_reason_for_no_correlation_is_its_own_sentence():
+    two = correlate([(0.1, 0.2), (0.3, 0.4)], probe_type="lexicon")
+    assert (two.probe_type, two.n) == ("lexicon", 2)
+    assert two.note == (
+        "Not computed: 2 models with both a probe accuracy and an automatic score; at least "
+        "3 are needed."
+    )
+    assert sentence(two) == f"lexicon: {two.note}"
+    one = correlate([(0.1, 0.2)])
+    assert one.note.startswith("Not computed: 1 model with both")
+    flat_score = correlate([(0.1, 0.5), (0.2, 0.5), (0.3, 0.5)], probe_type="context")
+    assert (flat_score.probe_type, flat_score.n) == ("context", 3)
+    assert flat_score.note == (
+        "Not computed: the automatic score is the same for all 3 models, so nothing varies with it."
+    )
+    flat_both = correlate([(0.4, 0.5)] * 4)
+    assert flat_both.n == 4
+    assert flat_both.note == (
+        "Not computed: the probe accuracy and the automatic score are the same for all 4 "
+        "models, so nothing varies with it."
+    )
+
+
+def test_three_models_in_line_are_enough_and_get_the_exact_p_of_six_orderings():
+    # Accuracy and score rise together: r = rho = 1; of the 3! = 6 orderings only this one
+    # and its reverse are as extreme, so p = 2/6 for both.
+    c = correlate([(0.1, 0.2), (0.2, 0.4), (0.3, 0.6)], probe_type="lexicon")
+    assert c.pearson_p == pytest.approx(2 / 6) and c.spearman_p == pytest.approx(2 / 6)
+    assert sentence(c) == (
+        "lexicon: across 3 models, Pearson r = 1.000 (p = 0.333 (exact permutation, all 6 "
+        "orderings)), Spearman rho = 1.000 (p = 0.333 (exact permutation, all 6 orderings))."
+    )
+
+
+def test_probe_types_add_the_overall_row_only_when_the_table_has_it():
+    assert probe_types([Accuracy("m", "lexicon", 2, 1), Accuracy("m", "context", 2, 2)]) == [
+        "context",
+        "lexicon",
+    ]
+    assert probe_types([Accuracy("m", ALL, 2, 1), Accuracy("m", "lexicon", 2, 1)]) == [
+        "lexicon",
+        ALL,
+    ]
 
 
 # --- import ------------------------------------------------------------------------------

@@ -172,6 +172,143 @@ def test_degenerate_correlations_are_sentences():
     assert "No team" in agreement_sentence(agreement([]))
 
 
+def test_failure_families_come_most_frequent_first_then_by_name():
+    # Met in the order timeout, limit, runtime, memory; counted 1, 1, 3, 2.
+    facts = [
+        _fact("A", i, failure=f)
+        for i, f in enumerate(["timeout", "limit", "runtime", "memory", "runtime", "memory"])
+    ]
+    facts.append(_fact("A", 9, failure="runtime"))
+    assert list(failures_by_family(facts).items()) == [
+        ("runtime", 3),
+        ("memory", 2),
+        ("limit", 1),
+        ("timeout", 1),
+    ]
+
+
+def test_an_undated_run_first_does_not_hide_the_dated_runs_after_it():
+    facts = [replace(FACTS[0], run=7, submitted_at=None), *FACTS]
+    days = per_day(facts)
+    assert [(d.day.day, d.scored, d.failed) for d in days] == [(1, 3, 0), (2, 1, 1), (3, 1, 2)]
+
+
+def test_a_team_that_selected_no_run_is_scored_on_the_run_the_board_took():
+    facts = [
+        # G selected nothing; the board's record says it took run 2, not its best public (3).
+        _fact("G", 1, 0.3, 0.2),
+        replace(_fact("G", 2, 0.4, 0.5), board_fallback=True),
+        _fact("G", 3, 0.6, 0.1),
+        # H selected nothing and the board left no record: its best public run, the earliest
+        # of the two tied on 0.5.
+        _fact("H", 1, 0.5, 0.3),
+        _fact("H", 2, 0.5, 0.6),
+        _fact("H", 3, 0.2, 0.9),
+        # K has only failed runs and selected nothing: no run on the private board at all.
+        _fact("K", 1, failure="runtime"),
+        # L selected its run 1: no fallback.
+        _fact("L", 1, 0.1, 0.1, selected=True),
+        _fact("L", 2, 0.2, 0.2),
+    ]
+    checks = {c.team: c for c in selection_checks(facts)}
+    g = checks["G"]
+    assert g.fallback is True
+    assert (g.selected_run, g.selected_public, g.selected_private) == (2, 0.4, 0.5)
+    assert (g.best_public_run, g.best_public, g.best_private_run, g.best_private) == (
+        3,
+        0.6,
+        2,
+        0.5,
+    )
+    h = checks["H"]
+    assert h.fallback is True
+    assert (h.selected_run, h.selected_public, h.selected_private) == (1, 0.5, 0.3)
+    assert (h.best_public_run, h.best_public_runs) == (1, (1, 2))
+    assert (h.best_private_run, h.best_private) == (3, 0.9)
+    assert h.private_gain_missed == pytest.approx(0.6)
+    k = checks["K"]
+    assert k.fallback is False
+    assert (k.selected_run, k.selected_public, k.selected_private) == (None, None, None)
+    assert (k.best_public_run, k.best_public, k.best_private_run, k.best_private) == (
+        None,
+        None,
+        None,
+        None,
+    )
+    assert k.public_gain_missed is None and k.selected_best_private is None
+    assert checks["L"].fallback is False and checks["L"].selected_run == 1
+
+
+def test_agreement_counts_only_scored_runs_with_both_scores():
+    facts = [
+        # P: one run with both scores and one without a public score: no pair to compare.
+        _fact("P", 1, 0.5, 0.5),
+        _fact("P", 2, None, 0.9),
+        # Q: one scored run and one failed run that still carries scores.
+        _fact("Q", 1, 0.3, 0.3),
+        _fact("Q", 2, 0.9, 0.1, failure="runtime"),
+    ]
+    a = agreement(facts)
+    assert (a.same, a.teams, a.ties, a.share) == (0, 0, 0, None)
+
+
+def test_three_runs_are_enough_and_get_the_exact_p_of_six_orderings():
+    # Both scores rise together: rho = tau = 1; of the 3! = 6 orderings only this one and its
+    # reverse are as extreme, so p = 2/6 for both.
+    c = rank_correlation([_fact("a", i, 0.1 * i, 0.2 * i) for i in (1, 2, 3)])
+    assert (c.n, c.spearman, c.kendall) == (3, 1.0, 1.0)
+    assert c.spearman_p == pytest.approx(2 / 6) and c.kendall_p == pytest.approx(2 / 6)
+    assert correlation_sentence(c) == (
+        "Across 3 runs with both scores, Spearman rho = 1.000 "
+        "(p = 0.333 (exact permutation, all 6 orderings)), Kendall tau = 1.000 "
+        "(p = 0.333 (exact permutation, all 6 orderings))."
+    )
+
+
+def test_each_reason_for_no_rank_correlation_is_its_own_sentence():
+    none = rank_correlation([])
+    assert none.note == (
+        "Not computed: no run with both a public and a private score; at least 3 are needed."
+    )
+    one = rank_correlation([_fact("a", 1, 0.1, 0.2)])
+    assert one.note == (
+        "Not computed: 1 run with both a public and a private score; at least 3 are needed."
+    )
+    two = rank_correlation([_fact("a", 1, 0.1, 0.2), _fact("a", 2, 0.3, 0.1)])
+    assert two.n == 2 and two.note.startswith("Not computed: 2 runs with both")
+    flat_private = rank_correlation([_fact("a", i, 0.1 * i, 0.5) for i in range(1, 5)])
+    assert flat_private.n == 4 and flat_private.spearman is None
+    assert flat_private.note == (
+        "Not computed: the private score is the same for all 4 runs, so there is no ranking "
+        "to compare."
+    )
+    flat_both = rank_correlation([_fact("a", i, 0.4, 0.5) for i in range(1, 4)])
+    assert flat_both.n == 3
+    assert flat_both.note == (
+        "Not computed: the public and the private score are the same for all 3 runs, so "
+        "there is no ranking to compare."
+    )
+
+
+def test_agreement_sentences_in_full():
+    assert agreement_sentence(agreement([])) == (
+        "No team has two runs with both a public and a private score."
+    )
+    one = agreement([_fact("A", 1, 0.5, 0.5), _fact("A", 2, 0.4, 0.4)])
+    assert agreement_sentence(one) == (
+        "The best run on the public board was also the best on the private board for 1 of 1 "
+        "teams (100%), a tie in public score counting as agreement when one of the tied runs "
+        "is best on the private board; no agreement rests on such a tie."
+    )
+    tied = agreement([_fact("D", 1, 0.5, 0.3), _fact("D", 2, 0.5, 0.4)])
+    assert agreement_sentence(tied) == (
+        "The best run on the public board was also the best on the private board for 1 of 1 "
+        "teams (100%), a tie in public score counting as agreement when one of the tied runs "
+        "is best on the private board; 1 of the 1 rest on such a tie (runs with the same "
+        "best public score that differ on the private board)."
+    )
+
+
 # --- import ------------------------------------------------------------------------------
 
 

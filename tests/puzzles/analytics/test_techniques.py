@@ -5,7 +5,10 @@ its chart and exports, query counts, roles, escaping and the demo."""
 from __future__ import annotations
 
 import io
+import itertools
 import json
+import math
+import warnings
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -19,6 +22,8 @@ from ioleval.errors import AppError
 from puzzles.analytics.stats.techniques import (
     SEED,
     TaggedRun,
+    TeamDifference,
+    TechniqueEffect,
     bootstrap_interval,
     effect_sentence,
     sign_flip_test,
@@ -178,6 +183,189 @@ def test_sign_flip_test_by_hand_and_against_scipy():
         rng=np.random.default_rng(SEED),
     ).pvalue
     assert method == "random" and p == pytest.approx(expected)
+
+
+def test_refusals_say_what_is_wrong_and_one_resample_is_allowed():
+    with pytest.raises(ValueError, match=r"^method must be one of percentile, BCa, got 'basic'$"):
+        technique_effects(RUNS, method="basic")
+    with pytest.raises(ValueError, match=r"^resamples must be at least 1, got 0$"):
+        technique_effects(RUNS, resamples=0)
+    (x,) = technique_effects([_run("A", 1, 0.6, "x"), _run("A", 2, 0.5)], resamples=1)
+    assert x.effect == pytest.approx(0.1)
+
+
+def test_techniques_come_in_name_order_whatever_the_case():
+    effects = technique_effects([_run("A", 1, 0.5, "Zeta", "alpha", "Beta")])
+    assert [e.technique for e in effects] == ["alpha", "Beta", "Zeta"]
+
+
+def test_each_difference_counts_the_runs_on_either_side():
+    cot = _by_name(technique_effects(RUNS))["cot"]
+    # A: 0.6 and 0.8 with, 0.5 without; B: 0.4 with, 0.3 and 0.5 without; C: one each.
+    assert [(d.team, d.runs_with, d.runs_without) for d in cot.differences] == [
+        ("A", 2, 1),
+        ("B", 1, 2),
+        ("C", 1, 1),
+    ]
+    assert [d.mean_with for d in cot.differences] == pytest.approx([0.7, 0.4, 0.9])
+    assert [d.mean_without for d in cot.differences] == pytest.approx([0.5, 0.4, 0.6])
+
+
+def _scipy_interval(values, *, confidence=0.95, seed=SEED, resamples=10_000):
+    found = sps.bootstrap(
+        (np.array(values),),
+        np.mean,
+        n_resamples=resamples,
+        confidence_level=confidence,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    ).confidence_interval
+    return found.low, found.high
+
+
+def test_two_values_have_an_interval_at_the_level_asked():
+    assert bootstrap_interval([0.1, 0.3]) == pytest.approx(_scipy_interval([0.1, 0.3]))
+    values = [0.2, 0.0, 0.3, -0.1, 0.25]
+    at_90 = bootstrap_interval(values, confidence=0.9)
+    assert at_90 == pytest.approx(_scipy_interval(values, confidence=0.9))
+    assert at_90 != pytest.approx(_scipy_interval(values))
+
+
+def test_an_infinite_bound_is_no_interval():
+    # scipy's percentile interval of [0, 1, inf] is (0, inf): not an interval to print.
+    assert bootstrap_interval([0.0, 1.0, math.inf]) is None
+
+
+@pytest.mark.filterwarnings("ignore:.*:RuntimeWarning")  # numpy, on one resample
+def test_a_bca_interval_scipy_cannot_give_is_none_and_its_warning_stays_inside():
+    # One resample: every resample lies on one side of the estimate, so BCa's bias
+    # correction is infinite and scipy answers nan (with a DegenerateDataWarning).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sps.DegenerateDataWarning)
+        assert bootstrap_interval([0.1, 0.3, -0.1], method="BCa", resamples=1) is None
+    runs = [
+        _run(t, 1, s + d, "x") for t, s, d in (("A", 0.5, 0.1), ("B", 0.6, 0.3), ("C", 0.3, -0.1))
+    ]
+    runs += [_run(t, 2, s) for t, s in (("A", 0.5), ("B", 0.6), ("C", 0.3))]
+    (x,) = technique_effects(runs, method="BCa", resamples=1)
+    assert x.effect == pytest.approx(0.1) and not x.has_interval
+    assert x.note == "No interval: the bootstrap gave none."
+
+
+def _enumerated_p(values):
+    """Return the two-sided sign-flip p by trying every sign pattern."""
+    observed = abs(sum(values)) / len(values)
+    means = [
+        abs(sum(s * v for s, v in zip(signs, values, strict=True))) / len(values)
+        for signs in itertools.product((1, -1), repeat=len(values))
+    ]
+    return sum(m >= observed - 1e-12 for m in means) / len(means)
+
+
+def test_sign_flips_are_exact_while_the_patterns_fit_the_resamples():
+    # Two values 0.1 and 0.3: means 0.2, 0.1, -0.1, -0.2; |mean| >= 0.2 twice of 4.
+    assert sign_flip_test([0.1, 0.3]) == (pytest.approx(0.5), "exact")
+    nine = [0.05, -0.02, 0.1, 0.07, -0.04, 0.12, 0.03, 0.08, -0.01]
+    assert sign_flip_test(nine) == (pytest.approx(_enumerated_p(nine)), "exact")  # 512 patterns
+    three = [0.2, -0.05, 0.3]
+    assert sign_flip_test(three, resamples=8) == (pytest.approx(_enumerated_p(three)), "exact")
+    assert sign_flip_test(three, resamples=7)[1] == "random"
+
+
+def _teams(differences, name="x"):
+    """One run with and one without the technique per team, at the given differences."""
+    runs = []
+    for k, d in enumerate(differences):
+        runs += [_run(f"T{k}", 1, 0.4 + d, name), _run(f"T{k}", 2, 0.4)]
+    return runs
+
+
+def test_the_effects_random_sign_flips_use_the_resamples_and_seed_asked():
+    # 16 teams: 2^16 = 65,536 patterns > 20,000 resamples, so random ones; p near 0.3, so
+    # another draw of 20,000 would almost surely give another p.
+    diffs = list(np.random.default_rng(16).normal(0.01, 0.1, 16))
+    (x,) = technique_effects(_teams(diffs), resamples=20_000, seed=7)
+    expected = sps.permutation_test(
+        (np.array([d.difference for d in x.differences]),),
+        np.mean,
+        permutation_type="samples",
+        n_resamples=20_000,
+        rng=np.random.default_rng(7),
+    ).pvalue
+    assert x.p_method == "random" and x.p == pytest.approx(expected)
+    assert 0.05 < x.p < 0.95
+    (again,) = technique_effects(_teams(diffs), resamples=20_000, seed=7)
+    assert again.p == x.p
+
+
+def test_the_effects_interval_is_scipys_from_two_teams_at_the_level_asked():
+    (two,) = technique_effects(_teams([0.1, 0.3]))
+    assert (two.low, two.high) == pytest.approx(_scipy_interval([0.1, 0.3]))
+    assert two.note == "Only 2 teams: the interval is rough."
+    (x,) = technique_effects(_teams([0.1, 0.3, -0.05, 0.2, 0.0]), confidence=0.9)
+    diffs = [d.difference for d in x.differences]
+    assert (x.low, x.high) == pytest.approx(_scipy_interval(diffs, confidence=0.9))
+
+
+def test_the_rough_interval_note_stops_at_five_teams():
+    (four,) = technique_effects(_teams([0.1, 0.3, -0.05, 0.2]))
+    assert four.has_interval and four.note == "Only 4 teams: the interval is rough."
+    (five,) = technique_effects(_teams([0.1, 0.3, -0.05, 0.2, 0.0]))
+    assert five.has_interval and five.note == ""
+
+
+def test_each_reason_for_no_effect_or_interval_in_full():
+    effects = _by_name(technique_effects(RUNS, techniques=["voting"]))
+    assert effects["voting"].note == "No effect: no scored run uses it."
+    assert effects["retry"].note == (
+        "No interval: only one team has scored runs both with and without it (a bootstrap "
+        "over teams needs at least 2)."
+    )
+    only_all = _by_name(technique_effects([_run("A", 1, 0.5, "x"), _run("B", 1, 0.4)]))["x"]
+    assert only_all.note == "No effect: no team has scored runs both with and without it."
+    (same,) = technique_effects(_teams([0.1, 0.1, 0.1]))
+    assert same.note == (
+        "No interval: all 3 teams' differences are the same, so resampling them has no spread "
+        "to build one from."
+    )
+
+
+def test_effect_sentences_in_full():
+    none = TechniqueEffect(
+        technique="cot",
+        teams_using=1,
+        teams_scored=2,
+        runs_tagged=1,
+        differences=(TeamDifference("A", 1, 1, 0.5, 0.5),),
+        effect=0.0,
+        note="A note.",
+    )
+    assert effect_sentence(none) == (
+        "1 of 2 teams (50%) used “cot” on 1 scored run. Within the 1 team with scored runs "
+        "both with and without it, runs with it scored on average the same as without it. "
+        "A note."
+    )
+    lower = TechniqueEffect(
+        technique="json",
+        teams_using=2,
+        teams_scored=3,
+        runs_tagged=2,
+        differences=(TeamDifference("A", 1, 1, 0.4, 0.5), TeamDifference("B", 1, 1, 0.3, 0.4)),
+        effect=-0.1,
+        low=-0.2,
+        high=0.05,
+        p=0.5,
+        p_method="exact",
+        p_adjusted=1.0,
+    )
+    assert effect_sentence(lower, score="private") == (
+        "2 of 3 teams (67%) used “json” on 2 scored runs. Within the 2 teams with scored runs "
+        "both with and without it, runs with it scored on the private score on average 0.100 "
+        "lower than without it (95% interval -0.200 to 0.050). Sign-flip test p = 0.5 "
+        "(exact), Holm-adjusted p = 1: not flagged."
+    )
+    assert effect_sentence(lower).startswith("2 of 3 teams (67%) used “json” on 2 scored runs.")
+    assert "runs with it scored on average 0.100 lower" in effect_sentence(lower)
 
 
 def _family_runs():

@@ -16,7 +16,9 @@ import pytest
 from scipy import stats as scipy_stats
 
 from grading.review.stats import (
+    DiscrepancyRate,
     Ratings,
+    Reliability,
     coincidence_matrix,
     discrepancy_rate,
     icc,
@@ -530,3 +532,147 @@ def test_interval_is_the_percentiles_of_alpha_on_each_drawn_resample():
     assert got.skipped == int(np.isnan(naive).sum())
     low, high = np.percentile(kept, [2.5, 97.5])
     assert got.ci == pytest.approx((low, high), abs=1e-12)
+
+
+# --- shapes, defaults and edges the figures rest on ---------------------------------------------
+
+
+def test_icc_on_a_scale_of_one_by_hand():
+    # Marks as shares of a maximum (mean squares below 1). Row means 0.15, 0.45, 0.85, juror
+    # means 0.5 and 0.4667, grand 0.4833: MSR = 37/150, MSC = 1/600, MSE = 1/150, so
+    # ICC(A,k) = (36/150) / (37/150 - 1/600) = 48/49 and ICC(A,1) = (36/150) / (38/150 -
+    # 2/600) = 24/25.
+    matrix = [[0.1, 0.2], [0.5, 0.4], [0.9, 0.8]]
+    msr, msc, mse = anova_by_least_squares(matrix)
+    assert (msr, msc, mse) == pytest.approx((37 / 150, 1 / 600, 1 / 150))
+    got = icc(matrix, resamples=0)
+    assert got.average.value == pytest.approx(48 / 49) and got.single.value == pytest.approx(
+        24 / 25
+    )
+    assert (got.average.unit, got.average.units, got.average.clusters) == ("cell", 3, 3)
+
+
+def test_icc_without_a_positive_denominator_says_why():
+    # Rows and jurors with equal means and all variation in their interaction: MSR = MSC = 0,
+    # MSE = 0.5, so ICC(A,k)'s denominator 0 + (0 - 0.5) / 3 is negative (ICC(A,1)'s is
+    # 0.5 - 1/3 > 0): no ICC, and the marks do vary.
+    got = icc([[0, 1], [1, 0], [0.5, 0.5]], resamples=0)
+    expected = Reliability(
+        None,
+        None,
+        3,
+        note="ICC cannot be computed: the cells differ less than the jurors disagree.",
+        clusters=3,
+    )
+    assert got.average == got.single == expected
+
+
+def test_alpha_and_icc_without_figures_keep_their_counts_and_unit():
+    nothing = krippendorff_alpha_interval([[1], [None, 2]], papers=["p", "q"])
+    assert nothing == Reliability(
+        None,
+        None,
+        0,
+        2,
+        note="2 cells with fewer than two marks left out. No cell has marks from two jurors "
+        "yet, so agreement cannot be measured.",
+        unit="paper",
+    )
+    flat = krippendorff_alpha_interval([[1, 1], [1, 1], [1]], papers=["p", "q", "r"])
+    assert flat == Reliability(
+        None,
+        None,
+        2,
+        1,
+        note="1 cell with fewer than two marks left out. Every mark is 1.0: with no variation, "
+        "Krippendorff's alpha is undefined.",
+        unit="paper",
+        clusters=2,
+    )
+    one = icc([[1, 2], [3, None]], papers=["p", "q"])
+    assert one.average == Reliability(
+        None,
+        None,
+        1,
+        1,
+        note="1 cell without a mark from every juror left out. ICC needs at least 2 cells "
+        "marked by the same 2 or more jurors; there is 1 cell and 2 jurors.",
+        unit="paper",
+        clusters=1,
+    )
+
+
+def _many_cells(n=14, seed=3):
+    rng = np.random.default_rng(seed)
+    return [list(rng.integers(0, 5, size=2) / 2) for _ in range(n)]
+
+
+def test_the_defaults_are_10000_resamples_with_seed_2026():
+    cells = _many_cells()  # 14 cells: drawn, not enumerated
+    alpha = krippendorff_alpha_interval(cells)
+    assert alpha == krippendorff_alpha_interval(cells, resamples=10_000, seed=2026)
+    assert alpha.resamples == 10_000 and not alpha.exact
+    assert alpha != krippendorff_alpha_interval(cells, resamples=10_000, seed=2027)
+    both = icc(cells)
+    assert both == icc(cells, resamples=10_000, seed=2026)
+    assert both != icc(cells, resamples=10_000, seed=2027)
+    assert icc_2k(cells) == both.average
+    assert icc_2k(cells, resamples=300, seed=5) == icc(cells, resamples=300, seed=5).average
+    assert reliabilities(alphas=[cells], iccs=[cells]) == ([alpha], [both])
+    assert reliabilities(alphas=[cells], iccs=[cells], seed=2027) != ([alpha], [both])
+
+
+def test_more_resamples_stop_at_100000_by_default():
+    cells = _many_cells(12)
+    (alpha,), _ = reliabilities(alphas=[cells], resamples=10_000, mc_target=1e-9)
+    assert alpha.resamples == 100_000
+
+
+@pytest.mark.timeout(60)
+def test_more_resamples_stop_at_the_most_asked_even_above_the_error_asked():
+    cells = _many_cells(12)
+    (alpha,), _ = reliabilities(alphas=[cells], resamples=200, mc_target=1e-9, max_resamples=200)
+    assert alpha.resamples == 200 and alpha.mc_error > 1e-9
+
+
+def test_one_resample_asked_enumerates_five_papers_and_notes_fewer():
+    five = krippendorff_alpha_interval([[0, 1], [1, 1], [2, 3], [3, 3], [4, 2]], resamples=1)
+    assert five.exact and five.ci is not None and five.resamples == distinct_resamples(5)
+    three = krippendorff_alpha_interval([[0, 1], [1, 1], [2, 3]], resamples=1)
+    assert three.ci is None
+    assert three.note == "No interval: 3 cells are too few for a bootstrap, which needs at least 5."
+
+
+def test_a_note_when_over_five_percent_of_resamples_had_no_variation():
+    from grading.review.stats._common import Bootstrap
+    from grading.review.stats.agreement import _with_interval
+
+    base = Reliability(0.5, None, 20, clusters=20)
+    at_five = _with_interval(base, Bootstrap((0.1, 0.9), 10_000, 500, 0.05, mc_error=0.01))
+    assert at_five.note is None and at_five.skipped == 500 and at_five.ci == (0.1, 0.9)
+    over = _with_interval(base, Bootstrap((0.1, 0.9), 10_000, 1_000, 0.1, mc_error=0.01))
+    assert over.note == (
+        "10% of the bootstrap's resamples had no variation and were left out of the interval."
+    )
+    assert (over.skipped, over.resamples, over.mc_error) == (1_000, 10_000, 0.01)
+
+
+def test_the_interval_does_not_depend_on_where_the_scale_starts():
+    # Marks near 10 million: the resampled sums of squares are centred, so no digits cancel.
+    cells = _many_cells(8)
+    shifted = [[v + 1e7 for v in cell] for cell in cells]
+    alpha, moved = (krippendorff_alpha_interval(c, resamples=0) for c in (cells, shifted))
+    assert moved.value == pytest.approx(alpha.value, abs=1e-9)
+    a, b = krippendorff_alpha_interval(cells), krippendorff_alpha_interval(shifted)
+    assert b.ci == pytest.approx(a.ci, abs=1e-6)
+    i, j = icc(cells), icc(shifted)
+    assert j.average.ci == pytest.approx(i.average.ci, abs=1e-6)
+    assert j.single.ci == pytest.approx(i.single.ci, abs=1e-6)
+
+
+def test_a_cell_with_one_mark_first_does_not_stop_the_count():
+    got = discrepancy_rate([[1.0], [1.0, 2.0], [3.0, 3.0]], tolerance=0)
+    assert (got.rate, got.discrepant, got.compared) == (0.5, 1, 2)
+    assert discrepancy_rate([], tolerance=0) == DiscrepancyRate(
+        None, 0, 0, "No cell has submitted marks from two jurors yet."
+    )

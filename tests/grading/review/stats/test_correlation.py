@@ -471,3 +471,125 @@ def test_correlations_equal_one_call_each():
         correlate(c.x, c.y, names=c.names, items=c.items, resamples=400, seed=9) for c in columns
     ]
     assert got[0].spearman_ci and got[2].kendall_ci and got[3].spearman is None
+
+
+# --- what the parameters reach, the coefficients asked for, edges -------------------------------
+
+
+def _twelve(seed=1):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0, 1, size=12)
+    return x, x + rng.normal(0, 0.3, size=12)
+
+
+def test_the_defaults_are_10000_resamples_with_seed_2026():
+    x, y = _twelve()
+    got = correlate(x, y)
+    assert got == correlate(x, y, resamples=10_000, seed=2026)
+    assert got.resamples == 10_000
+    assert got.spearman_ci_method == "percentile bootstrap of the pairs, 10,000 resamples"
+    assert got != correlate(x, y, resamples=10_000, seed=2027)
+    assert correlations([Columns(x, y)]) == [got]
+
+
+def test_only_the_coefficients_asked_for_are_given():
+    x, y = _twelve()
+    spearman = correlate(x, y, kinds=("spearman",))
+    assert spearman.pearson is None and spearman.kendall is None and spearman.pearson_ci is None
+    assert spearman.spearman_ci is not None and spearman.resamples == 10_000
+    kendall = correlate(x, y, kinds=("kendall",))
+    assert kendall.spearman is None and kendall.kendall_ci is not None
+    # Pearson alone has Fisher's interval: nothing to draw.
+    pearson = correlate(x, y, kinds=("pearson",))
+    assert pearson.resamples == 0 and pearson.spearman is None and pearson.pearson_ci is not None
+
+
+def test_ten_pairs_get_fisher_intervals_and_no_bootstrap():
+    x, y = _twelve()
+    got = correlate(x[:10], y[:10])
+    assert got.resamples == 0
+    assert got.spearman_ci_method == "Fisher z, Bonett-Wright SE"
+    assert got.kendall_ci_method == "Fisher z, Fieller SE"
+
+
+def test_one_resample_is_drawn_and_gives_no_interval():
+    x, y = _twelve()
+    got = correlate(x, y, resamples=1)
+    assert got.resamples == 1 and got.spearman_ci is None and got.kendall_ci is None
+    assert "the middle 95% of the bootstrap resamples all gave" in got.note
+
+
+def test_left_out_pairs_are_counted_with_too_few_and_with_a_constant_column():
+    few = correlate([1, None, 2], [1, 2, 3], names=NAMES, items=SYSTEMS)
+    assert (few.n, few.dropped) == (2, 1)
+    flat = correlate([1, None, 2, 3, 4], [5, 5, 5, 5, 5], names=NAMES, items=SYSTEMS)
+    assert (flat.n, flat.dropped) == (4, 1) and flat.spearman is None
+    assert flat.note == (
+        "1 system without both figures left out. The jury totals are all 5.0, so they cannot "
+        "be correlated with anything."
+    )
+
+
+def test_constant_resamples_are_counted_over_every_block(monkeypatch):
+    # 2,000 pairs, one x different from the others: a resample misses it with probability
+    # (1 - 1/2000)^2000, about 37%. 300 resamples of 2,000 pairs come in blocks of 125 rows;
+    # counted in one block, the skipped resamples are the same.
+    import grading.review.stats._common as common
+
+    x = np.zeros(2000)
+    x[0] = 1.0
+    y = np.arange(2000.0)
+    blocks = correlate(x, y, resamples=300, kinds=("kendall",))
+    monkeypatch.setattr(common, "BLOCK_CELLS", 10**9)
+    whole = correlate(x, y, resamples=300, kinds=("kendall",))
+    assert blocks.skipped == whole.skipped
+    assert 0.25 * 300 < whole.skipped < 0.5 * 300
+
+
+def test_criterion_difficulty_defaults_and_the_bootstrap_it_asks_for():
+    rng = np.random.default_rng(4)
+    codes = [f"C{i:02d}" for i in range(12)]
+    model = {c: round(float(v), 3) for c, v in zip(codes, rng.uniform(0, 1, 12), strict=True)}
+    human = {c: round(float(v), 3) for c, v in zip(codes, rng.uniform(0, 1, 12), strict=True)}
+    got = criterion_difficulty(model, human)
+    assert got == criterion_difficulty(model, human, resamples=10_000, seed=2026)
+    assert got.spearman_ci_method == "percentile bootstrap of the criteria, 10,000 resamples"
+    assert got.spearman_ci == criterion_difficulty(model, human).spearman_ci  # seeded
+    other = criterion_difficulty(model, human, resamples=500, seed=7)
+    assert other.spearman_ci_method == "percentile bootstrap of the criteria, 500 resamples"
+    direct = correlate([model[c] for c in codes], [human[c] for c in codes], resamples=500, seed=7)
+    assert other.spearman_ci == direct.spearman_ci
+    assert [(g.code, g.model, g.human) for g in got.harder_for_models] == [
+        (c, model[c], human[c])
+        for c in sorted(codes, key=lambda c: -(Fraction(human[c]) - Fraction(model[c])))
+        if Fraction(human[c]) - Fraction(model[c]) > Fraction("0.25")
+    ]
+
+
+def test_criterion_difficulty_notes_only_spearman_and_names_its_columns():
+    # Five criteria whose fractions rise in line: every coefficient is +1, and only
+    # Spearman's missing interval is said.
+    model = {f"C{i}": Fraction(i, 10) for i in range(1, 6)}
+    human = {f"C{i}": Fraction(2 * i, 10) for i in range(1, 6)}
+    got = criterion_difficulty(model, human)
+    assert got.spearman == 1.0
+    assert got.note == "No interval for Spearman rho: at exactly +1, Fisher's z is infinite."
+    flat = criterion_difficulty(model, dict.fromkeys(model, Fraction(1, 2)))
+    assert flat.note == (
+        "The contestants' fractions are all 0.5, so they cannot be correlated with anything."
+    )
+    tied = criterion_difficulty({**model, "C1": Fraction(2, 10)}, human)
+    assert tied.note.startswith(
+        "The models' fractions have 2 tied values; Spearman and Kendall allow for ties."
+    )
+
+
+def test_a_gap_of_exactly_the_margin_is_harder_for_neither_side():
+    model = {"A": Fraction(3, 4), "B": Fraction(1, 4), "C": Fraction(1, 2)}
+    human = {"A": Fraction(1, 2), "B": Fraction(1, 2), "C": Fraction(1, 2)}
+    got = criterion_difficulty(model, human, resamples=0)
+    assert got.harder_for_humans == () and got.harder_for_models == ()
+    # A at 0.8 against 0.5: 0.3 more than the margin.
+    shifted = criterion_difficulty({**model, "A": Fraction(4, 5)}, human, resamples=0)
+    assert [(g.code, g.model, g.human) for g in shifted.harder_for_humans] == [("A", 0.8, 0.5)]
+    assert shifted.harder_for_humans[0].difference == pytest.approx(-0.3)

@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 
 from grading.review.stats import JurorEffect, effect_sentence, juror_effects
-from grading.review.stats.severity import ALONE, GROUP, PAIR
+from grading.review.stats._common import Bootstrap
+from grading.review.stats.severity import (
+    ALONE,
+    GROUP,
+    PAIR,
+    juror_effects_of_many,
+    laplacian_solve,
+)
 
 
 def lstsq_effects(rows, jurors):
@@ -189,3 +196,125 @@ def test_too_few_papers_for_an_interval_and_an_effect_of_nothing():
         "them on these papers, only the difference between them is identified, not which of "
         "them is off"
     )
+
+
+# --- sentences in full, what the parameters reach, edge cases ---------------------------------
+
+
+def test_a_juror_alone_in_full():
+    alone = JurorEffect("D", ALONE, (), None, None, 0, 0)
+    assert effect_sentence(alone) == (
+        "shares no cell with another juror, so the data cannot tell this juror's severity "
+        "from the quality of the papers they marked"
+    )
+
+
+def test_a_clear_effect_below_the_group_in_full():
+    boot = Bootstrap((-0.08, -0.02), 10_000, skipped=1_000, skipped_share=0.1, mc_error=0.001)
+    effect = JurorEffect("A", GROUP, ("B", "C"), -0.05, (-0.08, -0.02), 4, 2, boot, 6)
+    assert effect_sentence(effect, scale=20) == (
+        "marks 0.050 of a criterion's maximum (1.0 points on a paper of 20.0) below the "
+        "average of the 3 jurors linked by shared papers (4 shared cells; 95% interval -0.080 "
+        "to -0.020; 10% of the resampled juries left these jurors unlinked and were left "
+        "out): more severe than the average juror"
+    )
+
+
+def test_a_clear_effect_above_the_other_of_a_pair_in_full():
+    boot = Bootstrap((0.02, 0.18), 10_000, skipped=500, skipped_share=0.05, mc_error=0.001)
+    effect = JurorEffect("A", PAIR, ("B",), 0.1, (0.02, 0.18), 3, 3, boot, 6)
+    # 5% left out exactly is not over 5%: not said.
+    assert effect_sentence(effect) == (
+        "marks 0.100 of a criterion's maximum above B on the cells they share (3 shared cells; "
+        "95% interval +0.020 to +0.180): more lenient than B; with only the two of them on "
+        "these papers, only the difference between them is identified, not which of them is "
+        "off"
+    )
+
+
+def test_effects_within_half_a_thousandth_are_like_the_others():
+    near = JurorEffect("A", GROUP, ("B", "C"), 0.0004, (-0.01, 0.01), 1, 1, None, 0)
+    assert effect_sentence(near) == (
+        "marks like the average of the 3 jurors linked by shared papers (1 shared cell; 95% "
+        "interval -0.010 to +0.010): no clear difference"
+    )
+    # 0.0005 itself shows as 0.001 at three decimals: above.
+    half = JurorEffect("A", GROUP, ("B", "C"), 0.0005, (-0.01, 0.01), 1, 1, None, 0)
+    assert effect_sentence(half).startswith("marks 0.001 of a criterion's maximum above")
+
+
+def test_no_interval_with_and_without_a_reason():
+    why = JurorEffect("A", GROUP, ("B", "C"), -0.2, None, 2, 2, note="No interval: too few.")
+    assert effect_sentence(why) == (
+        "marks 0.200 of a criterion's maximum below the average of the 3 jurors linked by "
+        "shared papers (2 shared cells); no interval (too few), so no verdict"
+    )
+    bare = JurorEffect("A", GROUP, ("B", "C"), -0.2, None, 2, 2)
+    assert effect_sentence(bare).endswith("(2 shared cells); no interval, so no verdict")
+
+
+def _pair(papers: int, gap=lambda p: 0.1 * (p % 3)):
+    """A and B on one cell of each paper, A above B by gap(p)."""
+    rows = []
+    for p in range(papers):
+        rows += [(p, (p, 0), "A", 0.5 + gap(p)), (p, (p, 0), "B", 0.5)]
+    return rows
+
+
+def test_the_defaults_are_10000_resamples_with_seed_2026():
+    rows = _pair(12)  # 12 papers: drawn, not enumerated
+    default = juror_effects(rows)
+    assert default == juror_effects(rows, resamples=10_000, seed=2026)
+    assert default[0].boot.resamples == 10_000 and not default[0].boot.exact
+    assert default != juror_effects(rows, resamples=10_000, seed=2027)
+    assert juror_effects_of_many([rows]) == [default]
+
+
+def test_the_resamples_and_seed_asked_are_the_ones_drawn():
+    rows = _pair(12)
+    (a, _b) = juror_effects(rows, resamples=300, seed=5)
+    assert a.boot.resamples == 300
+    assert (a, _b) == juror_effects(rows, resamples=300, seed=5)  # the seed, not the clock
+    assert (a, _b) != juror_effects(rows, resamples=300, seed=6)
+
+
+def test_one_resample_asked_enumerates_few_papers_and_notes_too_few():
+    a, _ = juror_effects(_pair(6), resamples=1)
+    assert a.boot.exact and a.ci is not None and a.boot_units == 6
+    assert a.method == (
+        "95% exact bootstrap over 6 papers (all 462 distinct resamples, weighted by their "
+        "probability)"
+    )
+    few, _ = juror_effects(_pair(3), resamples=1)
+    assert few.note == "No interval: 3 papers are too few for a bootstrap, which needs at least 5."
+
+
+def test_without_resamples_there_is_no_interval_and_no_note():
+    for papers in (3, 6):
+        a, _ = juror_effects(_pair(papers), resamples=0)
+        assert a.ci is None and a.boot is None and a.note is None
+
+
+def test_a_bootstrap_that_cannot_vary_says_so():
+    # A is 0.1 above B on every paper: every resample gives a difference of 0.1.
+    a, _ = juror_effects(_pair(6, gap=lambda p: 0.1), resamples=100)
+    assert a.effect == pytest.approx(0.1) and a.ci is None
+    assert a.note == "Every resample gives 0.1, so the bootstrap gives no interval."
+
+
+def test_no_marks_no_jurors_and_a_lone_juror_first():
+    assert juror_effects([]) == ()
+    rows = [(99, (99, 0), "D", 0.5), *_pair(3)]  # D, first to appear, shares no cell
+    d, a, b = juror_effects(rows, resamples=0)
+    assert d.kind == ALONE and (a.kind, b.kind) == (PAIR, PAIR)
+    assert a.effect == pytest.approx(0.1)
+
+
+def test_a_juror_linked_to_nobody_in_a_resample_gives_nan():
+    # Three jurors; juror 1 shares no cell (its row and column are 0): not linked.
+    c = np.array([[1.0, 0.0, -1.0], [0.0, 0.0, 0.0], [-1.0, 0.0, 1.0]])[:, :, None]
+    q = np.array([[0.1], [0.0], [-0.1]])
+    assert np.isnan(laplacian_solve(c, q)).all()
+    # Linked (a triangle): b solves C b = q with sum 0, by hand b = (0.1/3, 0, -0.1/3).
+    tri = np.array([[2.0, -1.0, -1.0], [-1.0, 2.0, -1.0], [-1.0, -1.0, 2.0]])[:, :, None]
+    assert laplacian_solve(tri, q)[:, 0] == pytest.approx([0.1 / 3, 0.0, -0.1 / 3])
