@@ -17,7 +17,6 @@ from grading.review.stats._common import (
     distinct_resamples,
     fmt,
     interval_method,
-    percentile_interval,
     quantile_mc_error,
     too_few_note,
 )
@@ -33,13 +32,6 @@ def test_figures_get_one_decimal_when_exact_else_two():
         "0.12",
         "-1.75",
     ]
-
-
-def test_percentile_interval_is_numpys_2_5_and_97_5_points():
-    # 0, 1, ..., 100: the p-th percentile is p itself.
-    assert percentile_interval(np.arange(101.0)) == (2.5, 97.5)
-    assert percentile_interval(np.array([4.0])) == (4.0, 4.0)
-    assert percentile_interval(np.array([])) is None
 
 
 def test_a_note_when_more_than_five_percent_of_resamples_gave_no_figure():
