@@ -17,6 +17,10 @@
       cell.scrollIntoView({ block: "nearest", inline: "nearest" });
     }
     const next = document.getElementById("next-discrepancy");
+    // htmx wires up swapped-in content only when it settles (20 ms later): until then the
+    // decision form and "Next discrepancy" are a plain form and link, and Enter on either
+    // would leave the sheet. Wire the panel now, before it takes focus.
+    if (window.htmx) window.htmx.process(panel);
     const invalid = panel.querySelector("[aria-invalid=true]");
     const decided = section && section.dataset.decided;
     const target = invalid || (decided ? next : panel.querySelector("#sheet_points")) || next;
