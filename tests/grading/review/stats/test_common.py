@@ -15,6 +15,7 @@ from grading.review.stats._common import (
     bootstrap_note,
     bootstrap_sums,
     distinct_resamples,
+    exact_counts,
     fmt,
     interval_method,
     quantile_mc_error,
@@ -179,3 +180,29 @@ def test_the_method_of_an_interval_in_full():
         "95% exact bootstrap over 6 papers (all 462 distinct resamples, weighted by their "
         "probability)"
     )
+
+
+def test_an_exact_bootstrap_with_one_figure_says_every_resample_gives_it():
+    # Half the probability without a figure, the other half all 0.4: no interval, and why.
+    boot = bootstrap_interval(np.array([np.nan, 0.4]), np.array([0.5, 0.5]))
+    assert boot == Bootstrap(
+        None,
+        2,
+        1,
+        0.5,
+        True,
+        None,
+        "Every resample gives 0.4, so the bootstrap gives no interval.",
+    )
+
+
+def test_the_exact_bootstrap_of_one_unit_is_certain():
+    counts, p = exact_counts(1)
+    assert counts.tolist() == [[1]] and p.tolist() == [1.0]
+    # Two units: (2, 0), (1, 1), (0, 2) with probabilities 1/4, 1/2, 1/4.
+    counts, p = exact_counts(2)
+    assert sorted(zip(map(tuple, counts.tolist()), p.tolist(), strict=True)) == [
+        ((0, 2), pytest.approx(0.25)),
+        ((1, 1), pytest.approx(0.5)),
+        ((2, 0), pytest.approx(0.25)),
+    ]
