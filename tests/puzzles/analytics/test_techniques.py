@@ -231,6 +231,7 @@ def test_two_values_have_an_interval_at_the_level_asked():
     assert at_90 != pytest.approx(_scipy_interval(values))
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # numpy, on inf
 def test_an_infinite_bound_is_no_interval():
     # scipy's percentile interval of [0, 1, inf] is (0, inf): not an interval to print.
     assert bootstrap_interval([0.0, 1.0, math.inf]) is None
