@@ -186,35 +186,17 @@ def test_a_tolerance_change_waits_for_a_finalization_under_way_and_is_refused():
     held it, it is refused once that commits (before: it read "open" without the lock,
     then wrote the tolerance of a finalized problem as soon as the lock was let go)."""
     from grading.services import problem_set_tolerance
+    from tests.concurrency import during_finalization
     from tests.grading.factories import ChairFactory, ProblemJuryFactory
 
     jury_row = ProblemJuryFactory(tolerance=Decimal("0"))
     problem = jury_row.problem
     chair = ChairFactory()
-    locked, release = threading.Event(), threading.Event()
-    outcome: list[str] = []
-
-    def finalize():
-        with transaction.atomic():
-            jury = ProblemJury.objects.select_for_update().get(problem=problem)
-            locked.set()
-            release.wait(10)
-            jury.finalized_at = timezone.now()
-            jury.save()
 
     def tolerance():
-        locked.wait(10)
-        try:
-            problem_set_tolerance(problem=problem, tolerance=Decimal("1"), chair=chair)
-            outcome.append("set")
-        except GradingError as exc:
-            outcome.append(exc.message)
+        problem_set_tolerance(problem=problem, tolerance=Decimal("1"), chair=chair)
+        return "set"
 
-    def releaser():
-        locked.wait(10)
-        threading.Event().wait(0.5)  # let the tolerance reach the lock and wait there
-        release.set()
-
-    run_concurrently([finalize, tolerance, releaser])
+    outcome = during_finalization(problem, tolerance)
     assert outcome == [f"problem {problem.number} is finalized; the chair must reopen it first"]
     assert ProblemJury.objects.get(problem=problem).tolerance == Decimal("0")
