@@ -1,6 +1,6 @@
 """Server-side SVG charts: the one matplotlib setup every app's charts draw through.
 
-The review's charts (`grading/review/charts.py`) and the context lab's
+The review's charts (`grading/review/charts/`) and the context lab's
 (`puzzles/context/charts.py`) draw through it; any app may import it (`puzzles` may not
 import `grading`):
 
