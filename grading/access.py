@@ -54,6 +54,9 @@ from .selectors.rubrics import rubric_criteria
 NOT_YOURS = "no such paper of yours"  # the 404 of a paper code, whoever asks
 
 
+# --- the chair's rule ----------------------------------------------------------------------
+
+
 def chair_refusal(user, problem: Problem, *, act: bool) -> str:
     """Return why the user may not read (act=False) or act on (act=True) a problem as its
     chair, or "" if they may.

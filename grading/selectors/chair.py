@@ -163,6 +163,8 @@ def decide_panel(
         problem, tolerance=jury.tolerance, paper=None if filters else paper
     )
     row = next(r for r in rows if r.paper.pk == paper.pk)
+    # grading.access.chair_cell found the criterion in the current rubric a query ago; only a
+    # new rubric version committed in between would miss it here.
     cell = next(c for c in row.cells if c.criterion.pk == criterion_id)
     answers = criterion_answers(paper_answers_of(paper), cell.criterion)
     for answer in answers:
