@@ -17,11 +17,11 @@ from django.db import transaction
 
 from ioleval.errors import AppError
 
-from ..errors import ImportFailure
-from ..models import Competition, Run, Technique
-from ..tabular import csv_rows
-from .cells import run_index, shown
-from .models import TECHNIQUE_MAX
+from ...errors import ImportFailure
+from ...models import Competition, Run, Technique
+from ...tabular import csv_rows
+from ..cells import run_index, shown
+from ..models import TECHNIQUE_MAX
 
 TAG_COLUMNS = ("team", "run", "technique")
 MISSING_LISTED = 10  # run indices a refusal lists before "and N more"

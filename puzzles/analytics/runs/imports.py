@@ -36,14 +36,14 @@ from django.db import transaction
 
 from ioleval.errors import AppError
 
-from ..errors import ImportFailure
-from ..models import Competition, Run, RunOutput, System
-from ..tabular import csv_rows
-from .cells import run_index, shown
-from .cells import seed as cell_seed
-from .models import CONDITION_MAX, SUBMISSION_ID_MAX, RunScope
-from .stats.words import counted
-from .technique_services import tags_add, technique_name, techniques_prune
+from ...errors import ImportFailure
+from ...models import Competition, Run, RunOutput, System
+from ...tabular import csv_rows
+from ..cells import run_index, shown
+from ..cells import seed as cell_seed
+from ..models import CONDITION_MAX, SUBMISSION_ID_MAX, RunScope
+from ..stats.words import counted
+from ..techniques import tags_add, technique_name, techniques_prune
 
 RUN_COLUMNS = ("team", "run", "submitted_at", "status", "failure", "public", "private", "selected")
 OPTIONAL_COLUMNS = ("submission_id", "condition", "seed", "techniques")

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 from ioleval.multiplicity import ALPHA, describe, family_size
 
-from ..models import Competition, Run, RunOutput
-from .run_scores import run_outputs, task_refs
-from .stats.ablations import AblationRun, Change, ablation_changes, default_reference
+from ...models import Competition, Run, RunOutput
+from ..runs import run_outputs, task_refs
+from ..stats.ablations import AblationRun, Change, ablation_changes, default_reference
 
 ALL_TASKS = "all"
 EXPORT_HEADER = [

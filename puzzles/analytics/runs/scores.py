@@ -10,8 +10,8 @@ from collections.abc import Iterable
 
 from django.db.models import QuerySet
 
-from ..models import RunOutput, Task
-from .stats.scores import TaskRef, run_figures
+from ...models import RunOutput, Task
+from ..stats.scores import TaskRef, run_figures
 
 # The key of a run's score over all tasks of its competition in run_problem_scores' answer.
 ALL_TASKS = None

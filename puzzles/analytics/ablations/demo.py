@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from django.db import transaction
 from django.db.models import Max
 
-from ..metrics import aggregate
-from ..models import Competition, Output, Run, RunOutput, System, Task
+from ...metrics import aggregate
+from ...models import Competition, Output, Run, RunOutput, System, Task
 
 REFERENCE = "reference"
 CONDITIONS = {REFERENCE: 0.0, "no language name": 0.0, "shuffled examples": 0.25}

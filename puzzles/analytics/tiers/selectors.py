@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..models import Competition, System
-from ..selectors import leaderboard
-from .stats.tiers import TierStats, tier_stats
+from ...models import Competition, System
+from ...selectors import leaderboard
+from ..stats.tiers import TierStats, tier_stats
 
 EXPORT_HEADER = ["tier", "tier_label", "n", "median", "mean", "min", "max"]
 TIER_LABELS = dict(System.Tier.choices)

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Q
 
-from ..models import Competition, ProbeResult
-from ..selectors import system_auto_scores
-from .stats.probes import Accuracy, ProbeCorrelation, accuracies, correlations, probe_types
+from ...models import Competition, ProbeResult
+from ...selectors import system_auto_scores
+from ..stats.probes import Accuracy, ProbeCorrelation, accuracies, correlations, probe_types
 
 EXPORT_HEADER = ["model", "system", "automatic_score", "probe_type", "n", "correct", "accuracy"]
 

@@ -11,8 +11,8 @@ effect without an interval)."""
 
 from __future__ import annotations
 
-from ..models import Competition, Run
-from .technique_services import tags_add
+from ...models import Competition, Run
+from .services import tags_add
 
 CHAIN = "chain of thought"
 VOTING = "self-consistency voting"

@@ -15,10 +15,10 @@ from matplotlib.figure import Figure
 
 from ioleval.charts import BLUE, GREY, VERMILLION, label, no_data_svg
 
-from .charts import render
+from ..charts import render
 
 if TYPE_CHECKING:
-    from .technique_selectors import TechniquesPage
+    from .selectors import TechniquesPage
 
 TITLE = "Within-team effect of each technique (private and public score)"
 MAX_ROWS = 40

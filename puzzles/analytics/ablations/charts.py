@@ -16,10 +16,10 @@ from matplotlib.lines import Line2D
 
 from ioleval.charts import BLUE, GREY, VERMILLION, label, no_data_svg
 
-from .charts import render
+from ..charts import render
 
 if TYPE_CHECKING:
-    from .ablation_selectors import AblationsPage
+    from .selectors import AblationsPage
 
 TITLE = "Change against the reference (95% interval across seeds)"
 MAX_ROWS = 60  # (model, condition) rows drawn; the tables hold them all

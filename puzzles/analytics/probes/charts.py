@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 from ioleval.charts import BLUE, label, left_out_note, no_data_svg, place_labels
 
-from .charts import render
+from ..charts import render
 
 TITLE = "Probe accuracy against the automatic score"
 

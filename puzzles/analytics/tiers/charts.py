@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 from ioleval.charts import BLUE, VERMILLION, label, no_data_svg
 
-from .charts import render
+from ..charts import render
 
 TITLE = "Leaderboard scores by tier"
 JITTER = (0.0, 0.12, -0.12, 0.24, -0.24)  # fixed offsets: the same data, the same picture

@@ -11,11 +11,11 @@ from matplotlib.figure import Figure
 
 from ioleval.charts import BLUE, VERMILLION, count_axis, no_data_svg
 
-from .charts import render
-from .stats.words import counted
+from ..charts import render
+from ..stats.words import counted
 
 if TYPE_CHECKING:
-    from .run_selectors import RunsPage
+    from .selectors import RunsPage
 
 TITLE = "Submissions per day"
 

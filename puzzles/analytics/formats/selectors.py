@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 from django.http import Http404
 
-from ..models import Competition, Output, System, Task
-from ..selectors import extraction_effect
-from .stats.formats import (
+from ...models import Competition, Output, System, Task
+from ...selectors import extraction_effect
+from ..stats.formats import (
     FAMILIES,
     FAMILY_LABELS,
     STAGES,

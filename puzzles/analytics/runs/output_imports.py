@@ -22,12 +22,12 @@ from typing import TextIO
 
 from django.db import transaction
 
-from ..errors import ImportFailure
-from ..models import Competition, Output, Run, RunOutput, Task
-from ..services.scoring import output_prepare, output_scores
-from ..tabular import csv_rows, pandas_reads_missing
-from ..untrusted import text_problem
-from .cells import run_index, shown
+from ...errors import ImportFailure
+from ...models import Competition, Output, Run, RunOutput, Task
+from ...services.scoring import output_prepare, output_scores
+from ...tabular import csv_rows, pandas_reads_missing
+from ...untrusted import text_problem
+from ..cells import run_index, shown
 
 RUN_OUTPUT_COLUMNS = ("team", "run", "task", "output")
 # The competition's own rule (puzzles.metrics): the figures the board ranks by.

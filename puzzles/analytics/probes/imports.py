@@ -13,11 +13,11 @@ from typing import TextIO
 
 from django.db import transaction
 
-from ..errors import ImportFailure
-from ..models import Competition, ProbeResult, Problem, System
-from ..tabular import csv_rows
-from .cells import natural, shown
-from .models import ITEM_MAX, LANGUAGE_MAX, MODEL_MAX, PROBE_TYPE_MAX
+from ...errors import ImportFailure
+from ...models import Competition, ProbeResult, Problem, System
+from ...tabular import csv_rows
+from ..cells import natural, shown
+from ..models import ITEM_MAX, LANGUAGE_MAX, MODEL_MAX, PROBE_TYPE_MAX
 
 PROBE_COLUMNS = ("model", "problem", "probe_type", "item", "correct")
 TRUE = frozenset({"1", "true", "yes"})

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..models import Competition, Run
-from .stats.runs import (
+from ...models import Competition, Run
+from ..stats.runs import (
     Agreement,
     DayCount,
     RankCorrelation,

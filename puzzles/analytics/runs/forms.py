@@ -6,7 +6,7 @@ from django import forms
 
 from ioleval.uploads import CSV, ImportFileField
 
-from .models import RunScope
+from ..models import RunScope
 
 
 class RunsImportForm(forms.Form):

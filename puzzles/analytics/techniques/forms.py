@@ -6,7 +6,7 @@ from django import forms
 
 from ioleval.uploads import CSV, ImportFileField
 
-from .models import TECHNIQUE_MAX
+from ..models import TECHNIQUE_MAX
 
 ADD = "add"
 REMOVE = "remove"

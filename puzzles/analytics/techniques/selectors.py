@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from ioleval.multiplicity import ALPHA, HOLM, describe, family_size
 
-from ..models import Competition, Run, Technique
-from .stats.techniques import (
+from ...models import Competition, Run, Technique
+from ..stats.techniques import (
     CONFIDENCE,
     RESAMPLES,
     SEED,
