@@ -38,9 +38,9 @@ from puzzles.analytics.techniques.charts import techniques_page_chart
 from puzzles.analytics.techniques.selectors import techniques_page
 from puzzles.analytics.tiers.charts import tier_strips
 from puzzles.analytics.tiers.selectors import tiers_page
-from puzzles.context.charts import max_dq_bars
-from puzzles.context.pages import corpus_page
-from puzzles.context.result_pages import context_results_page
+from puzzles.context.lab.charts import max_dq_bars
+from puzzles.context.lab.pages import corpus_page
+from puzzles.context.results.pages import context_results_page
 from puzzles.demo import DEMO_SLUG
 from puzzles.models import Competition
 from tests import chart_geometry as geometry

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from puzzles.context.analysis import (
+from puzzles.context.lab.analysis import (
     Example,
     Question,
     analyse,
@@ -198,7 +198,7 @@ def test_the_analysis_module_is_pure():
     import ast
     from pathlib import Path
 
-    import puzzles.context.analysis as module
+    import puzzles.context.lab.analysis as module
 
     tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
     imported = {
@@ -218,8 +218,8 @@ def test_the_exact_optimum_is_every_subsets_best(seed, work, monkeypatch):
     import random
     from itertools import combinations
 
-    from puzzles.context import analysis as module
-    from puzzles.context.analysis import (
+    from puzzles.context.lab import analysis as module
+    from puzzles.context.lab.analysis import (
         analyse,
         greedy_deletion,
         greedy_deletions,
@@ -270,7 +270,7 @@ def _or(masks) -> int:
 def test_the_distance_search_finds_the_smallest_damaging_set(seed):
     import random
 
-    from puzzles.context.analysis import _indices, _smallest_damaging_set
+    from puzzles.context.lab.analysis import _indices, _smallest_damaging_set
 
     rng = random.Random(seed)
     examples = rng.randint(1, 10)
@@ -293,7 +293,7 @@ def test_the_distance_search_finds_the_smallest_damaging_set(seed):
 def test_the_distance_search_stops_and_says_its_distance_is_an_upper_bound():
     import random
 
-    from puzzles.context.analysis import DISTANCE_SEARCH_WORK, _smallest_damaging_set
+    from puzzles.context.lab.analysis import DISTANCE_SEARCH_WORK, _smallest_damaging_set
 
     # Ten accepted answers of ten words, each word in two of 40 examples: a hitting-set
     # instance the pruned search could spend 10^10 steps on.

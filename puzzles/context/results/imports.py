@@ -14,9 +14,9 @@ from typing import TextIO
 
 from django.db import transaction
 
-from ..errors import ImportFailure
-from ..models import Condition, ContextPuzzle, ContextQuestion, JudgeVerdict, SolverAnswer
-from ..untrusted import json_parse
+from ...errors import ImportFailure
+from ...models import Condition, ContextPuzzle, ContextQuestion, JudgeVerdict, SolverAnswer
+from ...untrusted import json_parse
 from .outcomes import is_abstention
 
 ANSWER_KEYS = ("puzzle", "condition", "model", "question", "answer")

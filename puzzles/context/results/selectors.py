@@ -8,9 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-from ..models import ContextExample, ContextPuzzle, ContextQuestion, JudgeVerdict, SolverAnswer
-from .analysis import DEFAULT_TOKENIZER, Example, PuzzleAnalysis, Question, analyse
-from .labels import StructuralLabel, structural_label
+from ...models import ContextExample, ContextPuzzle, ContextQuestion, JudgeVerdict, SolverAnswer
+from ..lab.analysis import DEFAULT_TOKENIZER, Example, PuzzleAnalysis, Question, analyse
+from ..lab.labels import StructuralLabel, structural_label
+from ..lab.prompts import PuzzlePrompt, variant_prompt
+from ..lab.selectors import puzzle_slugs
+from ..lab.variants import DEFAULT_SEED, Variant, puzzle_variants
 from .outcomes import (
     PAPER_TABLE_2_CONDITIONS,
     Answer,
@@ -26,9 +29,6 @@ from .outcomes import (
     paired_tests,
     puzzle_runs,
 )
-from .prompts import PuzzlePrompt, variant_prompt
-from .selectors import puzzle_slugs
-from .variants import DEFAULT_SEED, Variant, puzzle_variants
 
 
 @dataclass(frozen=True)

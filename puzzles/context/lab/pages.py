@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ioleval.shared_cache import FallbackCache
 
-from ..models import ContextExample, ContextPuzzle, ContextQuestion
+from ...models import ContextExample, ContextPuzzle, ContextQuestion
 from .analysis import (
     DISTANCE_SEARCH_WORK,
     Deletion,

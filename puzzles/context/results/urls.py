@@ -3,14 +3,14 @@ puzzles/urls.py, so their names read `puzzles:context_...`."""
 
 from django.urls import path
 
-from . import results_views
+from . import views
 
 urlpatterns = [
-    path("context/results/", results_views.results, name="context_results"),
-    path("context/judges/", results_views.judges, name="context_judges"),
+    path("context/results/", views.results, name="context_results"),
+    path("context/judges/", views.judges, name="context_judges"),
     path(
         "context/results/<str:table>.<str:fmt>",
-        results_views.results_export,
+        views.results_export,
         name="context_results_export",
     ),
 ]

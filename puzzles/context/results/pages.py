@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from .result_charts import mean_em_bars
-from .result_selectors import ContextResults, context_results
-from .result_tables import TABLES
+from .charts import mean_em_bars
+from .selectors import ContextResults, context_results
+from .tables import TABLES
 
 
 @dataclass(frozen=True)

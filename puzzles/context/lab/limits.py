@@ -11,7 +11,7 @@ these limits at once.
 
 from __future__ import annotations
 
-from ..errors import ImportFailure
+from ...errors import ImportFailure
 from .analysis import Example, Question, tokens_whitespace
 
 MAX_EXAMPLES = 80

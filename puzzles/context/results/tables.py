@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .outcomes import Contradiction, JudgeAgreement
-    from .result_selectors import ContextResults
+    from .selectors import ContextResults
 
 Table = tuple[list[str], list[list[object]]]
 

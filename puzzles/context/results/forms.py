@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
-from .analysis import DEFAULT_TOKENIZER, TOKENIZERS
-from .variants import DEFAULT_SEED
+from ..lab.analysis import DEFAULT_TOKENIZER, TOKENIZERS
+from ..lab.variants import DEFAULT_SEED
 
 
 class ResultsOptionsForm(forms.Form):

@@ -13,7 +13,7 @@ from matplotlib.patches import Patch
 
 from ioleval.charts import BLUE, GREEN, GREY, ORANGE, VERMILLION, label, no_data_svg, render
 
-from .variants import CONDITIONS
+from ..lab.variants import CONDITIONS
 
 # One colour and one hatch per model, so the bars read apart without colour too.
 SERIES = (

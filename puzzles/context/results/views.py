@@ -10,10 +10,10 @@ from ioleval.http import XLSX, HtmxHttpRequest, attachment
 from ioleval.roles import organizer_required
 from ioleval.spreadsheet import csv_text, xlsx_bytes
 
-from .result_forms import ResultsOptionsForm
-from .result_pages import context_results_page
-from .result_selectors import context_results
-from .result_tables import EXPORT_FORMATS, TABLES, result_table, result_table_filename
+from .forms import ResultsOptionsForm
+from .pages import context_results_page
+from .selectors import context_results
+from .tables import EXPORT_FORMATS, TABLES, result_table, result_table_filename
 
 
 @require_GET

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..models import ContextPuzzle
+from ...models import ContextPuzzle
 from .analysis import DEFAULT_TOKENIZER, Example, PuzzleAnalysis, Question, analyse
 
 

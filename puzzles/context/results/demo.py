@@ -18,11 +18,11 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..models import ContextPuzzle, ContextQuestion
+from ...models import ContextPuzzle, ContextQuestion
+from ..lab.variants import CONDITIONS
+from .imports import ResultsImport, judge_verdicts_import, solver_answers_import
 from .outcomes import answer_em
-from .result_imports import ResultsImport, judge_verdicts_import, solver_answers_import
-from .result_selectors import structural_labels_of
-from .variants import CONDITIONS
+from .selectors import structural_labels_of
 
 DEMO_RESULTS_FILE = "puzzles/context/demo_results.py"
 ABSTAIN = "N/A"

@@ -8,9 +8,9 @@ from typing import TextIO
 
 from django.db import transaction
 
-from ..errors import ImportFailure
-from ..models import ContextExample, ContextPuzzle, ContextQuestion, Problem
-from ..untrusted import json_parse
+from ...errors import ImportFailure
+from ...models import ContextExample, ContextPuzzle, ContextQuestion, Problem
+from ...untrusted import json_parse
 from .analysis import DIRECTIONS, Example, Question, analyse
 from .limits import puzzle_size_check
 from .rosetta import ConversionError, ProblemTask, conversion_lines, rosetta_convert

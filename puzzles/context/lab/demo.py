@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import json
 
-from ..models import ContextPuzzle, JudgeVerdict, SolverAnswer
+from ...models import ContextPuzzle, JudgeVerdict, SolverAnswer
 from .selectors import puzzle_inputs
 from .services import puzzle_specs_read, puzzles_import
 
@@ -99,7 +99,7 @@ DEMO_PUZZLES: list[dict] = [
 def context_demo_load() -> list[ContextPuzzle]:
     """Load the demo puzzles with invented solver answers and judge verdicts; return the
     puzzles. Running it again changes nothing."""
-    from .demo_results import context_demo_results_load
+    from ..results.demo import context_demo_results_load
 
     puzzles = demo_puzzles_load()
     context_demo_results_load(puzzles)

@@ -45,7 +45,7 @@ from scipy import stats as sps
 
 from puzzles.metrics import exact_match, normalize
 
-from .variants import CONDITIONS
+from ..lab.variants import CONDITIONS
 
 ABSTENTIONS = ("", "n/a")
 VERDICTS = ("valid", "unsolvable")
