@@ -16,7 +16,8 @@ Definitions (the paper "Load-Bearing Context: The Question Damage Score"; docs/c
   max_j D_Q(j) > 0, robust otherwise;
 - beyond the paper: a question's deletion distance is the size of the smallest S that
   damages it (None when no deletion can: some alternative has no required token in the
-  context); a greedy k-example deletion and the exact optimum for small puzzles.
+  context); a greedy k-example deletion and the exact optimum for small puzzles
+  (`deletions.py`; the distance search is in `distance.py`).
 
 An example may give alternatives for its foreign side ("a / b"): its tokens are the union
 of its alternatives' tokens, since a reader of the context sees every alternative.
@@ -30,20 +31,12 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import combinations
-from math import comb
+
+from .distance import DISTANCE_SEARCH_WORK, indices_of, lost, mask_of, smallest_damaging_set
 
 TO_ENGLISH = "to_english"
 TO_FOREIGN = "to_foreign"
 DIRECTIONS = (TO_ENGLISH, TO_FOREIGN)
-
-# The exhaustive search of the best k-example deletion stops before this many subsets.
-MAX_COMBINATIONS = 50_000
-# A question's deletion distance is a smallest hitting set, exponential in its accepted
-# answers at worst: its search stops after this much work (token masks looked at) and gives
-# the smallest set found as an upper bound. Real questions (a few answers of a few words)
-# need a few dozen; 10 accepted answers of 2 words, each word in 2 examples, a few hundred.
-DISTANCE_SEARCH_WORK = 1_000
 
 
 # --- tokenizers ------------------------------------------------------------------------
@@ -229,9 +222,9 @@ class PuzzleAnalysis:
 
     def damaged_questions(self, deleted: Iterable[int]) -> tuple[str, ...]:
         """Return the ids of the questions that deleting these examples (1-based) damages."""
-        gone = _mask(deleted)
+        gone = mask_of(deleted)
         return tuple(
-            q.id for q, alts in zip(self.questions, self.masks, strict=True) if _lost(alts, gone)
+            q.id for q, alts in zip(self.questions, self.masks, strict=True) if lost(alts, gone)
         )
 
 
@@ -309,7 +302,7 @@ def analyse(
 
     question_scores = []
     for question, alts, by, alt_masks in zip(questions, required, damaged_by, masks, strict=True):
-        best, exact = _smallest_damaging_set(alt_masks, work=DISTANCE_SEARCH_WORK)
+        best, exact = smallest_damaging_set(alt_masks, work=DISTANCE_SEARCH_WORK)
         question_scores.append(
             QuestionScore(
                 id=question.id,
@@ -326,7 +319,7 @@ def analyse(
         )
 
     rows = tuple(
-        TokenRow(token=t, examples=_indices(m), questions=tuple(needed_by.get(t, ())))
+        TokenRow(token=t, examples=indices_of(m), questions=tuple(needed_by.get(t, ())))
         for t, m in occurs.items()
     )
     return PuzzleAnalysis(
@@ -337,62 +330,6 @@ def analyse(
         questions=tuple(question_scores),
         masks=masks,
     )
-
-
-def greedy_deletion(analysis: PuzzleAnalysis, k: int) -> Deletion:
-    """Delete k examples one at a time, each time the one that damages the most questions.
-
-    Ties go to the lower index. Greedy is not optimal: two examples that each damage
-    nothing alone may together remove every occurrence of a token (see optimal_deletion).
-    """
-    k = _k_check(analysis, k)
-    return greedy_deletions(analysis, k)[-1] if k else Deletion((), ())
-
-
-def greedy_deletions(analysis: PuzzleAnalysis, k: int) -> tuple[Deletion, ...]:
-    """Return the greedy deletions of 1, 2, .., k examples (each extends the one before)."""
-    k = _k_check(analysis, k)
-    reachable = _reachable(analysis, k)
-    deleted: list[int] = []
-    out = []
-    for _ in range(k):
-        best_j, best_damage = 0, -1
-        gone = _mask(deleted)
-        for j in range(1, analysis.n_examples + 1):
-            if j in deleted:
-                continue
-            with_j = gone | (1 << (j - 1))
-            damage = sum(1 for alts in reachable if _lost(alts, with_j))
-            if damage > best_damage:
-                best_j, best_damage = j, damage
-        deleted.append(best_j)
-        chosen = tuple(sorted(deleted))
-        out.append(Deletion(deleted=chosen, damaged_questions=analysis.damaged_questions(chosen)))
-    return tuple(out)
-
-
-def optimal_deletion(
-    analysis: PuzzleAnalysis, k: int, *, cap: int = MAX_COMBINATIONS
-) -> OptimumSearch:
-    """Find the k-example deletion that damages the most questions, by trying every subset.
-
-    Skipped (best None) when there are more than `cap` subsets of k examples. Ties go to
-    the lexicographically first subset.
-    """
-    k = _k_check(analysis, k)
-    total = comb(analysis.n_examples, k)
-    if total > cap:
-        return OptimumSearch(k=k, combinations=total, cap=cap, best=None)
-    best: tuple[int, ...] = ()
-    best_damage = -1
-    reachable = _reachable(analysis, k)
-    for chosen in combinations(range(1, analysis.n_examples + 1), k):
-        gone = _mask(chosen)
-        damage = sum(1 for alts in reachable if _lost(alts, gone))
-        if damage > best_damage:
-            best, best_damage = chosen, damage
-    deletion = Deletion(deleted=best, damaged_questions=analysis.damaged_questions(best))
-    return OptimumSearch(k=k, combinations=total, cap=cap, best=deletion)
 
 
 def analysis_report(analysis: PuzzleAnalysis, *, puzzle: str) -> dict:
@@ -414,129 +351,10 @@ def analysis_report(analysis: PuzzleAnalysis, *, puzzle: str) -> dict:
     }
 
 
-# --- helpers ---------------------------------------------------------------------------
-
-
-def _mask(indices: Iterable[int]) -> int:
-    mask = 0
-    for j in indices:
-        mask |= 1 << (j - 1)
-    return mask
-
-
-def _indices(mask: int) -> tuple[int, ...]:
-    """Return the examples (from 1) of a bitmask, in increasing order."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length())
-        mask ^= low
-    return tuple(out)
-
-
-def _lost(alternatives: tuple[tuple[int, ...], ...], gone: int) -> bool:
-    """Tell whether every alternative loses a token: all its examples are deleted."""
-    if not alternatives:
-        return False
-    return all(any(m & ~gone == 0 for m in alt) for alt in alternatives)
-
-
-def _reachable(analysis: PuzzleAnalysis, k: int) -> list[tuple[tuple[int, ...], ...]]:
-    """Return the token masks of the questions k deletions may damage: those of deletion
-    distance at most k, or whose distance is only an upper bound. No other question can
-    count, so they are all a set of k deletions is tested on."""
-    return [
-        alts
-        for q, alts in zip(analysis.questions, analysis.masks, strict=True)
-        if q.distance is not None and (q.distance <= k or not q.distance_exact)
-    ]
-
-
-def _k_check(analysis: PuzzleAnalysis, k: int) -> int:
-    if not 0 <= k <= analysis.n_examples:
-        raise ValueError(f"k must be between 0 and {analysis.n_examples} (the examples)")
-    return k
-
-
-def _smallest_damaging_set(
-    alternatives: tuple[tuple[int, ...], ...], *, work: int = DISTANCE_SEARCH_WORK
-) -> tuple[tuple[int, ...] | None, bool]:
-    """Return the smallest set of examples whose deletion damages the question (None if no
-    deletion can), and whether it is exact.
-
-    Damaging it means choosing, for every alternative, one required token and deleting all
-    the examples holding it: the answer is the smallest union of one token mask per
-    alternative. A depth-first search over the alternatives, keeping per alternative only
-    its minimal masks (a superset of another mask never helps), pruning a partial union
-    when even a lower bound of what the rest adds (below) leaves it no smaller than the
-    best found. Ties go to the first found, with masks tried by size, then by the lower
-    highest example. After `work` (masks looked at) it stops: the best found so far, or if
-    none yet the first mask of each alternative, is an upper bound (exact False).
-
-    The lower bound: an alternative left adds at least as many examples as its mask with
-    the fewest outside the union, and alternatives whose masks reach pairwise disjoint
-    examples add disjoint ones: a greedy packing of such alternatives sums their least.
-    """
-    if not alternatives or any(not alt for alt in alternatives):
-        return None, True
-    options = []
-    for alt in alternatives:
-        unique = sorted(set(alt), key=lambda m: (m.bit_count(), m))
-        minimal = [m for m in unique if not any(o != m and o & m == o for o in unique)]
-        options.append(minimal)
-    if len(options) == 1:
-        return _indices(options[0][0]), True
-    options.sort(key=len)
-    reach = [0] * len(options)  # the examples each alternative's masks reach
-    for a, masks in enumerate(options):
-        for m in masks:
-            reach[a] |= m
-    # What a step at each depth costs: the masks the bound looks at, and one.
-    cost = [1 + sum(len(masks) for masks in options[depth:]) for depth in range(len(options))]
-    best: int | None = None
-    left = work
-    stopped = False
-
-    def more(depth: int, union: int) -> int:
-        """A lower bound on the examples alternatives depth.. add to the union."""
-        taken = needed = 0
-        for a in range(depth, len(options)):
-            new = reach[a] & ~union
-            if new & taken == 0:
-                least = min((m & ~union).bit_count() for m in options[a])
-                if least:
-                    needed += least
-                    taken |= new
-        return needed
-
-    def search(depth: int, union: int) -> None:
-        nonlocal best, left, stopped
-        if best is not None and union.bit_count() + more(depth, union) >= best.bit_count():
-            return
-        if depth == len(options):
-            best = union
-            return
-        if left <= 0:
-            stopped = True
-            return
-        left -= cost[depth]
-        for m in options[depth]:
-            search(depth + 1, union | m)
-
-    search(0, 0)
-    exact = not stopped
-    if best is None:  # stopped before any complete choice: the first masks are one
-        best = 0
-        for masks in options:
-            best |= masks[0]
-    return _indices(best), exact
-
-
 __all__ = [
     "DEFAULT_TOKENIZER",
     "DIRECTIONS",
     "DISTANCE_SEARCH_WORK",
-    "MAX_COMBINATIONS",
     "TOKENIZERS",
     "TO_ENGLISH",
     "TO_FOREIGN",
@@ -551,9 +369,6 @@ __all__ = [
     "analyse",
     "analysis_report",
     "example_tokens",
-    "greedy_deletion",
-    "greedy_deletions",
-    "optimal_deletion",
     "question_required",
     "tokenizer_get",
     "tokens_normalized",

@@ -12,7 +12,7 @@ a required token that the context held only in deleted examples):
   nothing, so it alone does not make `no_context` unsolvable. This is the same damage rule
   applied to the deletion of all examples, rather than a separate rule.
 
-What judges are compared with (`outcomes.judge_agreement`): True for unsolvable.
+What judges are compared with (`results.judges.judge_agreement`): True for unsolvable.
 """
 
 from __future__ import annotations

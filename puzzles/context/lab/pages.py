@@ -22,9 +22,8 @@ from .analysis import (
     PuzzleAnalysis,
     Question,
     analyse,
-    greedy_deletions,
-    optimal_deletion,
 )
+from .deletions import greedy_deletions, optimal_deletion
 from .charts import max_dq_bars
 from .selectors import puzzle_inputs
 from .variants import Variant, puzzle_variants

@@ -1,4 +1,4 @@
-"""What models and judges do with a puzzle's variants: scores, Table 1, paired tests, judges.
+"""What models do with a puzzle's variants: their answers scored, their runs, Table 1.
 
 Pure computation: plain inputs, frozen dataclasses out, no Django. Definitions:
 
@@ -19,18 +19,9 @@ Pure computation: plain inputs, frozen dataclasses out, no Django. Definitions:
   counts them in puzzles: a puzzle counts once when any of its abstentions was caused,
   out of the puzzles with a question answered in the original; the count in questions is
   ours and given beside it, named as such.
-- The paired tests compare the original with each other condition, over the puzzles (and
-  their questions) that the model ran under both: Wilcoxon's signed-rank test on puzzle EM
-  (scipy's default: zero differences dropped, two-sided; differences taken exactly, so
-  that equal ones tie, which floats do not ensure: 3/5 - 2/5 != 1/5) and the exact McNemar test on
-  question correctness (EM = 1), a two-sided binomial test on the discordant questions.
-- A judge's verdict is compared with a structural label given per (puzzle, condition),
-  True for unsolvable. The paper's Table 2 takes the verdicts on the targeted variant alone
-  (PAPER_TABLE_2_CONDITIONS): the targeted deletion removes an example of largest D_Q, so
-  its label is the puzzle's fragility (max D_Q > 0). Ours also pools every judged
-  condition (original, random, targeted, no_context), under another name. The positive class is "unsolvable"; F1 = 2TP / (2TP + FP + FN), the
-  harmonic mean of precision and recall, also given (as 0) when one of them is undefined
-  but the other is 0.
+
+The paired tests are in `paired.py`, the judges against the structural labels in
+`judges.py`.
 """
 
 from __future__ import annotations
@@ -39,9 +30,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-
-import numpy as np
-from scipy import stats as sps
 
 from puzzles.metrics import exact_match, normalize
 
@@ -196,7 +184,7 @@ class ConditionSummary:
 
 def condition_summaries(runs: Iterable[PuzzleRun]) -> tuple[ConditionSummary, ...]:
     """Return Table 1: one row per model and condition present, sorted like the runs."""
-    grouped = _by_model_condition(runs)
+    grouped = runs_by_model_condition(runs)
     rows = []
     for (model, condition), by_puzzle in grouped.items():
         puzzle_runs_ = list(by_puzzle.values())
@@ -212,7 +200,7 @@ def condition_summaries(runs: Iterable[PuzzleRun]) -> tuple[ConditionSummary, ..
                 if puzzle not in originals:
                     continue
                 here_answered = here_caused = 0
-                for before, after in _question_pairs(originals[puzzle], run):
+                for before, after in question_pairs(originals[puzzle], run):
                     if not before.abstained:
                         here_answered += 1
                         here_caused += after.abstained
@@ -223,7 +211,7 @@ def condition_summaries(runs: Iterable[PuzzleRun]) -> tuple[ConditionSummary, ..
             missing = len(set(by_puzzle) - set(originals))
             if missing:
                 notes.append(
-                    f"{_plural(missing, 'puzzle')} without an original run: their abstentions "
+                    f"{plural(missing, 'puzzle')} without an original run: their abstentions "
                     "cannot be traced to the deletion."
                 )
         rows.append(
@@ -231,9 +219,9 @@ def condition_summaries(runs: Iterable[PuzzleRun]) -> tuple[ConditionSummary, ..
                 model=model,
                 condition=condition,
                 n_puzzles=len(puzzle_runs_),
-                mean_em=_mean([r.em for r in puzzle_runs_]),
+                mean_em=mean([r.em for r in puzzle_runs_]),
                 puzzles_abstained=len(puzzle_runs_) - len(attempted),
-                mean_em_attempted=_mean([r.em for r in attempted]) if attempted else None,
+                mean_em_attempted=mean([r.em for r in attempted]) if attempted else None,
                 puzzles_caused_abstention=puzzles_caused,
                 puzzles_answered_in_original=puzzles_answered,
                 questions_caused_abstention=caused,
@@ -244,335 +232,10 @@ def condition_summaries(runs: Iterable[PuzzleRun]) -> tuple[ConditionSummary, ..
     return tuple(rows)
 
 
-# --- paired tests ---------------------------------------------------------------------
+# --- shared by Table 1, the paired tests and the judges --------------------------------
 
 
-@dataclass(frozen=True)
-class PairedTest:
-    """The original against one other condition, for one model.
-
-    Wilcoxon: over `n_puzzles` puzzles run under both, `n_changed` of them with a different
-    EM. McNemar: over `n_questions` questions of those puzzles, `lost` correct in the
-    original only and `gained` correct in the variant only. A figure that cannot be given
-    is None, and its note says why in a sentence."""
-
-    model: str
-    condition: str
-    n_puzzles: int
-    n_changed: int
-    mean_em_original: float | None
-    mean_em_variant: float | None
-    wilcoxon_statistic: float | None
-    wilcoxon_p: float | None
-    wilcoxon_note: str | None
-    n_questions: int
-    lost: int
-    gained: int
-    mcnemar_p: float | None
-    mcnemar_note: str | None
-
-
-def paired_tests(runs: Iterable[PuzzleRun]) -> tuple[PairedTest, ...]:
-    """Return one test per model and non-original condition present, sorted like the runs."""
-    grouped = _by_model_condition(runs)
-    tests = []
-    for (model, condition), by_puzzle in grouped.items():
-        if condition == "original":
-            continue
-        originals = grouped.get((model, "original"), {})
-        pairs = [(originals[p], by_puzzle[p]) for p in sorted(by_puzzle) if p in originals]
-        tests.append(_paired_test(model, condition, pairs))
-    return tuple(tests)
-
-
-ENUMERATE_UP_TO = 16  # differences: every sign pattern (2**16 = 65,536) is enumerated
-EXACT_UP_TO = 50  # differences without ties: scipy's exact distribution; past it, the normal
-
-
-def wilcoxon_signed_rank(
-    before: Sequence[float | Fraction], after: Sequence[float | Fraction]
-) -> tuple[float, float, bool]:
-    """Return Wilcoxon's signed-rank statistic (the smaller rank sum), its two-sided p-value
-    and whether the p is exact, for paired values whose differences are not all zero.
-
-    Differences are taken exactly (each value as a Fraction: pass fractions, such as
-    PuzzleRun.em_exact, for values like 3/5 that floats cannot hold), so that equal
-    differences tie. Zero differences are dropped (Wilcoxon's own rule) and tied magnitudes
-    share their mean rank. Up to ENUMERATE_UP_TO differences the p-value is exact under
-    ties too: the rank sum of the positive differences is computed for every sign pattern
-    (the permutation distribution scipy's default uses at up to 13 pairs, there through a
-    general permutation test that takes seconds at 12 or 13); without ties up to
-    EXACT_UP_TO, scipy's exact distribution; past that, the normal approximation with the
-    tie correction (scipy's own default there). scipy is given the signed ranks, on which
-    the test depends alone, so it sees the exact ties."""
-    exact = [Fraction(b) - Fraction(a) for b, a in zip(before, after, strict=True) if b != a]
-    m = len(exact)
-    magnitudes = sorted({abs(d) for d in exact})
-    order = {value: position for position, value in enumerate(magnitudes)}
-    ranks = sps.rankdata([order[abs(d)] for d in exact]) if m else np.zeros(0)
-    signs = np.array([1.0 if d > 0 else -1.0 for d in exact])
-    differences = signs * ranks  # the signed ranks
-    positive = float(ranks[signs > 0].sum())
-    statistic = min(positive, float(ranks.sum()) - positive)
-    if m <= ENUMERATE_UP_TO:
-        patterns = (np.arange(2**m)[:, None] >> np.arange(m)) & 1
-        sums = patterns @ ranks
-        tolerance = 1e-9 * max(1.0, float(ranks.sum()))
-        greater = float(np.mean(sums >= positive - tolerance))
-        less = float(np.mean(sums <= positive + tolerance))
-        return statistic, min(1.0, 2 * min(greater, less)), True
-    ties = len(magnitudes) < m
-    method = "approx" if ties or m > EXACT_UP_TO else "exact"
-    result = sps.wilcoxon(differences, method=method)
-    return statistic, float(result.pvalue), method == "exact"
-
-
-def _paired_test(
-    model: str, condition: str, pairs: Sequence[tuple[PuzzleRun, PuzzleRun]]
-) -> PairedTest:
-    before = [o.em_exact for o, _ in pairs]
-    after = [v.em_exact for _, v in pairs]
-    n = len(pairs)
-    changed = sum(a != b for a, b in zip(before, after, strict=True))
-    statistic = p_value = None
-    if n < 2:
-        have = "No puzzle was" if n == 0 else "Only one puzzle was"
-        w_note = f"{have} run under both original and {condition}; the test needs at least 2."
-    elif not changed:
-        w_note = f"No puzzle's EM differs between original and {condition}; nothing to rank."
-    else:
-        statistic, p_value, exact = wilcoxon_signed_rank(before, after)
-        dropped = n - changed
-        notes = [f"{_plural(dropped, 'puzzle')} with equal EM left out of the ranks."] * bool(
-            dropped
-        )
-        if not exact:
-            why = "with ties" if changed <= EXACT_UP_TO else "over 50"
-            notes.append(
-                f"p from the normal approximation ({changed} differences, {why}; exact up to 16)."
-            )
-        w_note = " ".join(notes) or None
-    lost = gained = n_questions = 0
-    for original, variant in pairs:
-        for o, v in _question_pairs(original, variant):
-            n_questions += 1
-            lost += o.correct and not v.correct
-            gained += v.correct and not o.correct
-    mcnemar_p = None
-    if not n_questions:
-        m_note = f"No question was answered under both original and {condition}."
-    elif not lost + gained:
-        m_note = (
-            f"No question changed correctness between original and {condition}; "
-            "the test needs at least one discordant question."
-        )
-    else:
-        mcnemar_p = float(sps.binomtest(lost, lost + gained, 0.5).pvalue)
-        m_note = None
-    return PairedTest(
-        model=model,
-        condition=condition,
-        n_puzzles=n,
-        n_changed=changed,
-        mean_em_original=_mean([o.em for o, _ in pairs]) if n else None,
-        mean_em_variant=_mean([v.em for _, v in pairs]) if n else None,
-        wilcoxon_statistic=statistic,
-        wilcoxon_p=p_value,
-        wilcoxon_note=w_note,
-        n_questions=n_questions,
-        lost=lost,
-        gained=gained,
-        mcnemar_p=mcnemar_p,
-        mcnemar_note=m_note,
-    )
-
-
-# --- judges ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One judge's verdict on one puzzle variant: `valid` or `unsolvable`."""
-
-    puzzle: str
-    condition: str
-    judge: str
-    verdict: str
-
-
-# The paper's Table 2: the judges' verdicts on the targeted deletion against fragility.
-PAPER_TABLE_2_CONDITIONS = ("targeted",)
-
-
-@dataclass(frozen=True)
-class JudgeAgreement:
-    """One judge against the structural label; the positive class is "unsolvable".
-
-    tp: both unsolvable; fp: judge unsolvable, label solvable; fn: judge valid, label
-    unsolvable; tn: both solvable. `conditions`: those of the verdicts counted (in
-    CONDITIONS order). Undefined figures are None and `note` says why."""
-
-    judge: str
-    tp: int
-    fp: int
-    fn: int
-    tn: int
-    precision: float | None
-    recall: float | None
-    f1: float | None
-    note: str | None = None
-    conditions: tuple[str, ...] = ()
-
-    @property
-    def n(self) -> int:
-        return self.tp + self.fp + self.fn + self.tn
-
-
-def judge_agreement(
-    verdicts: Iterable[Verdict],
-    labels: Mapping[tuple[str, str], bool],
-    *,
-    conditions: Iterable[str] | None = None,
-) -> tuple[JudgeAgreement, ...]:
-    """Return one row per judge (sorted): its verdicts under `conditions` against `labels`.
-
-    `conditions=PAPER_TABLE_2_CONDITIONS` gives the paper's Table 2 (the targeted variant
-    alone); None pools every condition judged. `labels[(puzzle, condition)]` is True when
-    the variant is structurally unsolvable; a verdict on a variant without a label is
-    refused, whatever `conditions` counts. A judge without a verdict counted has no row."""
-    counted = set(CONDITIONS if conditions is None else conditions)
-    unknown = counted - set(CONDITIONS)
-    if unknown:
-        raise ValueError(
-            f"unknown condition {sorted(unknown)[0]!r}; expected one of {', '.join(CONDITIONS)}"
-        )
-    counts: dict[str, list[int]] = {}
-    seen: dict[str, set[str]] = {}
-    for (judge, puzzle, condition), unsolvable in _verdict_index(verdicts).items():
-        if (puzzle, condition) not in labels:
-            raise ValueError(
-                f"verdict of {judge!r} on {puzzle!r} under {condition!r}: "
-                "no structural label for that variant"
-            )
-        if condition not in counted:
-            continue
-        cell = counts.setdefault(judge, [0, 0, 0, 0])
-        seen.setdefault(judge, set()).add(condition)
-        label = labels[(puzzle, condition)]
-        cell[(0 if label else 1) if unsolvable else (2 if label else 3)] += 1
-    return tuple(
-        _agreement(
-            judge, *counts[judge], conditions=tuple(c for c in CONDITIONS if c in seen[judge])
-        )
-        for judge in sorted(counts)
-    )
-
-
-def _agreement(
-    judge: str, tp: int, fp: int, fn: int, tn: int, *, conditions: tuple[str, ...]
-) -> JudgeAgreement:
-    precision = tp / (tp + fp) if tp + fp else None
-    recall = tp / (tp + fn) if tp + fn else None
-    f1 = 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else None
-    if f1 is None:
-        note = (
-            "No variant was judged unsolvable and none is structurally unsolvable, "
-            "so precision, recall and F1 are undefined."
-        )
-    elif precision is None:
-        note = "No variant was judged unsolvable, so precision is undefined (F1 is 0)."
-    elif recall is None:
-        note = "No variant is structurally unsolvable, so recall is undefined (F1 is 0)."
-    else:
-        note = None
-    return JudgeAgreement(judge, tp, fp, fn, tn, precision, recall, f1, note, conditions)
-
-
-@dataclass(frozen=True)
-class Contradiction:
-    """A judge's verdict on a variant beside one model's EM on it and on the original."""
-
-    judge: str
-    model: str
-    puzzle: str
-    condition: str
-    verdict: str
-    em_original: float
-    em_variant: float
-
-
-@dataclass(frozen=True)
-class Contradictions:
-    """Table 7: judged unsolvable, EM stayed equal or rose. Table 8: judged valid, EM fell."""
-
-    unsolvable_but_held: tuple[Contradiction, ...]
-    valid_but_fell: tuple[Contradiction, ...]
-
-
-def judge_contradictions(verdicts: Iterable[Verdict], runs: Iterable[PuzzleRun]) -> Contradictions:
-    """Return the verdicts that a model's EM contradicts, per judge, model and variant.
-
-    Verdicts on the original are not compared; a model without a run of the variant or of
-    its original is left out of that verdict's comparison. Sorted by judge, puzzle, condition
-    and model."""
-    grouped = _by_model_condition(runs)
-    models = sorted({model for model, _ in grouped})
-    held, fell = [], []
-    for (judge, puzzle, condition), unsolvable in sorted(
-        _verdict_index(verdicts).items(),
-        key=lambda item: (item[0][0], item[0][1], CONDITIONS.index(item[0][2])),
-    ):
-        if condition == "original":
-            continue
-        for model in models:
-            original = grouped.get((model, "original"), {}).get(puzzle)
-            variant = grouped.get((model, condition), {}).get(puzzle)
-            if original is None or variant is None:
-                continue
-            row = Contradiction(
-                judge=judge,
-                model=model,
-                puzzle=puzzle,
-                condition=condition,
-                verdict=VERDICTS[unsolvable],
-                em_original=original.em,
-                em_variant=variant.em,
-            )
-            if unsolvable and variant.em >= original.em:
-                held.append(row)
-            elif not unsolvable and variant.em < original.em:
-                fell.append(row)
-    return Contradictions(tuple(held), tuple(fell))
-
-
-def _verdict_index(verdicts: Iterable[Verdict]) -> dict[tuple[str, str, str], bool]:
-    """Return {(judge, puzzle, condition): unsolvable}, refusing bad or repeated verdicts."""
-    index: dict[tuple[str, str, str], bool] = {}
-    for position, row in enumerate(verdicts, start=1):
-        where = f"verdict {position}"
-        if row.verdict not in VERDICTS:
-            raise ValueError(
-                f"{where}: verdict must be one of {', '.join(VERDICTS)}, got {row.verdict!r}"
-            )
-        if row.condition not in CONDITIONS:
-            raise ValueError(
-                f"{where}: unknown condition {row.condition!r}; "
-                f"expected one of {', '.join(CONDITIONS)}"
-            )
-        name = (row.judge, row.puzzle, row.condition)
-        if name in index:
-            raise ValueError(
-                f"{where}: a second verdict of {row.judge!r} on {row.puzzle!r} "
-                f"under {row.condition!r}"
-            )
-        index[name] = row.verdict == "unsolvable"
-    return index
-
-
-# --- helpers --------------------------------------------------------------------------
-
-
-def _by_model_condition(
+def runs_by_model_condition(
     runs: Iterable[PuzzleRun],
 ) -> dict[tuple[str, str], dict[str, PuzzleRun]]:
     """Return {(model, condition): {puzzle: run}} in model, CONDITIONS order."""
@@ -585,7 +248,7 @@ def _by_model_condition(
     return grouped
 
 
-def _question_pairs(
+def question_pairs(
     original: PuzzleRun, variant: PuzzleRun
 ) -> list[tuple[QuestionResult, QuestionResult]]:
     """Return the results of the same questions in two runs of one puzzle, paired by id."""
@@ -598,9 +261,11 @@ def _question_pairs(
     return [(r, after[r.question]) for r in original.results]
 
 
-def _mean(values: Sequence[float]) -> float:
+def mean(values: Sequence[float]) -> float:
+    """Return the mean of a non-empty sequence."""
     return sum(values) / len(values)
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """Return "1 puzzle" or "n puzzles"."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"

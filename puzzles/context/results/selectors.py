@@ -14,21 +14,16 @@ from ..lab.labels import StructuralLabel, structural_label
 from ..lab.prompts import PuzzlePrompt, variant_prompt
 from ..lab.selectors import puzzle_slugs
 from ..lab.variants import DEFAULT_SEED, Variant, puzzle_variants
-from .outcomes import (
+from .judges import (
     PAPER_TABLE_2_CONDITIONS,
-    Answer,
-    ConditionSummary,
     Contradictions,
     JudgeAgreement,
-    PairedTest,
-    PuzzleRun,
     Verdict,
-    condition_summaries,
     judge_agreement,
     judge_contradictions,
-    paired_tests,
-    puzzle_runs,
 )
+from .outcomes import Answer, ConditionSummary, PuzzleRun, condition_summaries, puzzle_runs
+from .paired import PairedTest, paired_tests
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .outcomes import Contradiction, JudgeAgreement
+    from .judges import Contradiction, JudgeAgreement
     from .selectors import ContextResults
 
 Table = tuple[list[str], list[list[object]]]
