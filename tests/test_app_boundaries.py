@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import graphlib
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -170,3 +171,54 @@ def test_no_module_of_grading_selectors_is_over_400_lines():
     }
     assert len(sizes) > 10
     assert {name: n for name, n in sizes.items() if n > MODULE_LINES} == {}
+
+
+# --- puzzles: one room per analysis, no cycle (issue 21, move 8) ------------------------------
+
+
+def _prefix_groups(package: Path) -> dict[str, list[str]]:
+    """Return the `<prefix>_` groups of two or more modules of the package: rooms that are
+    still prefixes (run_charts, run_forms, ...) instead of a package."""
+    groups: dict[str, list[str]] = {}
+    for path in package.glob("*.py"):
+        if "_" in path.stem.strip("_"):
+            groups.setdefault(path.stem.split("_")[0], []).append(path.stem)
+    return {prefix: sorted(names) for prefix, names in groups.items() if len(names) > 1}
+
+
+def _module_graph(package: Path) -> dict[str, set[str]]:
+    """Return each module of the package and its subpackages (a package's __init__ by the
+    package's name) with the modules of them that it imports, lazy imports counted."""
+    modules = {}
+    for path in package.rglob("*.py"):
+        if "migrations" not in path.parts:
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return {name: (_imported(path) & set(modules)) - {name} for name, path in modules.items()}
+
+
+def test_the_room_checks_find_a_prefix_group_and_a_cycle(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    app = tmp_path / "app"
+    (app / "runs").mkdir(parents=True)
+    for name in ("__init__", "run_charts", "run_forms", "report", "report_pdf", "runs/__init__"):
+        (app / f"{name}.py").write_text("")
+    assert _prefix_groups(app) == {"run": ["run_charts", "run_forms"]}
+    (app / "runs" / "charts.py").write_text("def f():\n    from ..report import x\n")
+    (app / "report.py").write_text("from .runs import f\n")
+    assert _cycle(_module_graph(app)) == []
+    (app / "runs" / "__init__.py").write_text("from .charts import f\n")  # through the room
+    assert set(_cycle(_module_graph(app))) == {"app.runs", "app.runs.charts", "app.report"}
+
+
+def test_analytics_and_the_context_lab_are_rooms_not_prefixes():
+    for package in (ROOT / "puzzles" / "analytics", ROOT / "puzzles" / "context"):
+        assert _prefix_groups(package) == {}, package
+    assert (ROOT / "puzzles" / "analytics" / "runs" / "__init__.py").is_file()
+    assert (ROOT / "puzzles" / "context" / "results" / "__init__.py").is_file()
+
+
+def test_puzzles_imports_itself_without_a_cycle():
+    graph = _module_graph(ROOT / "puzzles")
+    assert "puzzles.analytics.runs" in graph["puzzles.analytics.report"]  # edges are read
+    assert _cycle(graph) == []
