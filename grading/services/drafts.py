@@ -1,13 +1,13 @@
 """The autosave's reads: built from the named queries, compiled to SQL once per process.
 
-The autosave (`mark_save_by_code`, services/marks.py) runs for every keystroke pause. Through
-the ORM its reads took about 3.7 ms of CPU per save to build and compile, several times what
-the database takes to run them; so each statement here is a queryset, written with the
-models' named queries ("a juror's own assignment", "finalized", "current criteria"), that
-is compiled once per process and database, with stand-ins for the paper's code, the juror,
-the criterion and the assignment, and then run with the real values in their place (as the
-review's fingerprint does, grading/review/selectors.py). Nothing here spells the rules
-again, so the autosave cannot drift from the ORM.
+The autosave (`mark_save_by_code`, services/marks.py) runs for every keystroke pause, and
+building and compiling its reads through the ORM on every save cost several times what the
+database takes to run them (benchmarks/HISTORY.md). So each statement here is a queryset
+written with the models' named queries ("a juror's own assignment", "finalized", "current
+criteria"), compiled once per process and database with stand-ins for the paper's code, the
+juror, the criterion and the assignment, then run with the real values in their place (as
+the review's fingerprint is, grading/review/selectors.py). Nothing here spells the rules
+again, so the autosave cannot drift from the ORM (tests/grading/test_marks_drafts.py).
 
 The statements follow the lock order of services/locks.py: first the shared lock of the
 problem's jury row, with its finalization; then, in a statement of its own so that it reads

@@ -81,7 +81,7 @@ def _criterion_of(paper: Paper, criterion: Criterion) -> None:
 def _locked(assignment: Assignment) -> Assignment:
     # The row lock orders saves, submits and revisions of one assignment: two tabs of the
     # same juror, or a save racing a submit, run one after the other (mark_save_by_code
-    # takes the same lock in SQL). It comes after the jury row's (grading/services/locks.py).
+    # takes the same lock, services/drafts.py). It comes after the jury row's (locks.py).
     return (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("paper__problem__jury", "juror")
