@@ -66,9 +66,7 @@ def chair_refusal(user, problem: Problem, *, act: bool) -> str:
     """
     if not has_role(user, *((CHAIR,) if act else (CHAIR, ORGANIZER))):
         return "only the chair acts on a problem" if act else "only the chair and organizers"
-    if Assignment.objects.filter(
-        paper__problem=problem, juror=user, submitted_at__isnull=True
-    ).exists():
+    if Assignment.objects.of(user).open().filter(paper__problem=problem).exists():
         return (
             f"you still grade papers of problem {problem.number}: submit them first, then"
             " its sheet, decisions, tolerance and finalizing open to you"
