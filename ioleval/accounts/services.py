@@ -26,8 +26,7 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from puzzles.errors import ImportFailure
-
+from ..errors import AppError
 from ..roles import CHAIR, JUROR, ORGANIZER
 
 # The groups each role of the CSV gives: a chair also grades (as ChairFactory in the tests).
@@ -39,7 +38,7 @@ ROLE_GROUPS: dict[str, tuple[str, ...]] = {
 COLUMNS = ("username", "name", "email", "role")
 
 
-class AccountError(ImportFailure):
+class AccountError(AppError):
     """An account action that is not valid or not allowed; nothing was changed."""
 
 
