@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from ioleval.celery import app as celery_app
 from ioleval.errors import AppError
-from ioleval.http import XLSX, HtmxHttpRequest, attachment, form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.progress import (
     DONE,
     FAILED,
@@ -27,10 +27,11 @@ from ioleval.progress import (
     task_progress,
 )
 from ioleval.roles import organizer_required
+from ioleval.tables import table_response
 
 from . import jury, services
 from .errors import ImportFailure
-from .exports import board_csv, board_xlsx
+from .exports import board_table
 from .forms import (
     AmendmentForm,
     CompetitionNamesForm,
@@ -186,16 +187,13 @@ def leaderboard_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @require_GET
 @organizer_required
 def leaderboard_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
-    if fmt not in ("csv", "xlsx"):
-        raise Http404("export formats: csv, xlsx")
     competition = competition_get(slug)
     context = _board_context(request, competition)
     task_ids = [t.external_id for t in context["tasks"]]
     o = context["options"]
     stem = f"{competition.slug}-leaderboard-{o['metric']}-{o['stage']}-{o['split']}"
-    if fmt == "xlsx":
-        return attachment(board_xlsx(context["rows"], task_ids), f"{stem}.xlsx", XLSX)
-    return attachment(board_csv(context["rows"], task_ids), f"{stem}.csv", "text/csv")
+    header, rows = board_table(context["rows"], task_ids)
+    return table_response(header, rows, fmt, name=stem, title="leaderboard")
 
 
 @require_POST

@@ -7,14 +7,15 @@ import json
 from collections.abc import Callable
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.errors import AppError
-from ioleval.http import XLSX, HtmxHttpRequest, Outcome, attachment, form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, Outcome, attachment, form_data, post_redirect
 from ioleval.roles import organizer_required
+from ioleval.tables import table_response
 from puzzles.models import Problem
 from puzzles.selectors import competition_get
 
@@ -332,15 +333,13 @@ def marks_upload(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @organizer_required
 def marks_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     competition = competition_get(slug)
-    if fmt not in ("csv", "xlsx"):
-        raise Http404("export formats: csv, xlsx")
     # Organizers are not blind by role; the record keeps it should the role be taken away.
     services.pairs_seen_record(
         user=request.user, competition=competition, source=f"the marks export ({fmt})"
     )
-    if fmt == "xlsx":
-        return attachment(services.marks_xlsx(competition), f"{competition.slug}-marks.xlsx", XLSX)
-    return attachment(services.marks_csv(competition), f"{competition.slug}-marks.csv", "text/csv")
+    header, rows = services.marks_rows(competition)
+    name = f"{competition.slug}-marks"
+    return table_response(header, rows, fmt, name=name, title="marks", freeze_panes=None)
 
 
 @require_GET

@@ -9,7 +9,7 @@ urlpatterns = [
     path("context/results/", results_views.results, name="context_results"),
     path("context/judges/", results_views.judges, name="context_judges"),
     path(
-        "context/results/<str:table>.<str:fmt>",
+        "context/results/<str:table>.<fmt:fmt>",
         results_views.results_export,
         name="context_results_export",
     ),

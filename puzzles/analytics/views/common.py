@@ -7,13 +7,13 @@ import io
 from collections.abc import Callable
 
 from django import forms
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 
-from ioleval.http import XLSX, HtmxHttpRequest, attachment, form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect
+from ioleval.tables import table_response
 
-from ..exports import table_file
+__all__ = ["csv_upload", "svg_response", "table_response"]
 
-EXPORT_FORMATS = ("csv", "xlsx")
 SVG = "image/svg+xml"
 
 
@@ -22,17 +22,6 @@ def svg_response(svg: str) -> HttpResponse:
     response = HttpResponse(svg, content_type=SVG)
     response["Cache-Control"] = "private, no-cache"
     return response
-
-
-def table_response(
-    header: list[str], rows: list[list[object]], fmt: str, *, name: str, title: str
-) -> HttpResponse:
-    """The table as a CSV or XLSX download named `name`.<fmt>; any other format is a 404."""
-    if fmt not in EXPORT_FORMATS:
-        raise Http404(f"formats: {', '.join(EXPORT_FORMATS)}")
-    content = table_file(header, rows, fmt, title=title)
-    kind = XLSX if fmt == "xlsx" else "text/csv; charset=utf-8"
-    return attachment(content, f"{name}.{fmt}", kind)
 
 
 def csv_upload(
