@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-
 from celery.result import AsyncResult
 from django import forms
 from django.contrib import messages
@@ -28,6 +26,7 @@ from ioleval.progress import (
 )
 from ioleval.roles import organizer_required
 from ioleval.tables import table_response
+from ioleval.uploads import upload_stream
 
 from . import jury, services
 from .errors import ImportFailure
@@ -310,7 +309,7 @@ def import_outputs(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         upload = data["file"]
-        stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline="")
+        stream = upload_stream(upload)
         importer = services.outputs_import_jsonl if data["raw"] else services.outputs_import_csv
         try:
             summary = importer(

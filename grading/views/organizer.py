@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Callable
 
@@ -16,6 +15,7 @@ from ioleval.errors import AppError
 from ioleval.http import HtmxHttpRequest, Outcome, attachment, form_data, post_redirect
 from ioleval.roles import organizer_required
 from ioleval.tables import table_response
+from ioleval.uploads import upload_stream
 from puzzles.models import Problem
 from puzzles.selectors import competition_get
 
@@ -321,7 +321,7 @@ def marks_upload(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         upload = data["file"]
         return services.marks_import(
             competition=competition,
-            stream=io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline=""),
+            stream=upload_stream(upload),
             file=upload.name,
             final=data["final"],
         ).lines()

@@ -28,6 +28,7 @@ from django.utils.http import urlsafe_base64_encode
 
 from ..errors import AppError
 from ..roles import CHAIR, JUROR, ORGANIZER
+from ..uploads import text_decode
 
 # The groups each role of the CSV gives: a chair also grades (as ChairFactory in the tests).
 ROLE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -145,11 +146,7 @@ def account_create(*, username: str, name: str, email: str, role: str):
 def accounts_read(data: bytes, *, file: str) -> list[AccountSpec]:
     """Read a CSV of username,name,email,role rows (UTF-8), or raise AccountError with line
     and field; the one reader of the command (create_jurors) and of the Accounts page."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise AccountError("not UTF-8 text", file=file, line=line) from None
+    text = text_decode(data, file=file, error=AccountError)
     reader = csv.reader(io.StringIO(text, newline=""))
     start = 1  # the line the row being read starts on: a quoted cell may span lines
     try:

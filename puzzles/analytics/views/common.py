@@ -3,7 +3,6 @@ XLSX, and take a CSV upload that replaces what the page shows."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 
 from django import forms
@@ -11,6 +10,7 @@ from django.http import HttpResponse
 
 from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.tables import table_response
+from ioleval.uploads import upload_stream
 
 __all__ = ["csv_upload", "svg_response", "table_response"]
 
@@ -40,7 +40,7 @@ def csv_upload(
     def act() -> list[str]:
         options = dict(form_data(form))
         upload = options.pop("file")
-        stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline="")
+        stream = upload_stream(upload)
         return importer(stream=stream, file=upload.name, **options, **kwargs).lines()
 
     return post_redirect(request, act, to)
