@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from celery.result import AsyncResult
-from django import forms
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -11,8 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.celery import app as celery_app
-from ioleval.errors import AppError
-from ioleval.http import HtmxHttpRequest, form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect, post_rerender
 from ioleval.progress import (
     DONE,
     FAILED,
@@ -67,14 +65,15 @@ def _competition_page(
     *,
     thresholds_form: ThresholdsForm | None = None,
     scale_form: ScaleForm | None = None,
-    status: int = 200,
+    names_form: CompetitionNamesForm | None = None,
 ) -> HttpResponse:
-    """Render the competition page; a refused form comes back bound, with its errors (422)."""
+    """Render the competition page; a refused form comes back bound, with its errors."""
     context = {
         "competition": competition,
         "tasks": competition_tasks(competition),
         "systems": competition.systems.order_by("tier", "name"),
-        "names_form": CompetitionNamesForm(
+        "names_form": names_form
+        or CompetitionNamesForm(
             initial={"name": competition.name}, problems=list(competition.problems.all())
         ),
         "scale": jury.jury_scale(competition),
@@ -89,7 +88,7 @@ def _competition_page(
             }
         ),
     }
-    return render(request, "puzzles/competition_detail.html", context, status=status)
+    return render(request, "puzzles/competition_detail.html", context)
 
 
 @require_GET
@@ -98,29 +97,23 @@ def competition_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return _competition_page(request, competition_get(slug))
 
 
-def _refused(form: forms.Form, exc: AppError) -> None:
-    """Put a refusal on the form's field it names (else on the form)."""
-    form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-
-
 @require_POST
 @organizer_required
 def competition_thresholds(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Set the medal thresholds on the jury's scale (the jury checks them against it)."""
     competition = competition_get(slug)
-    form = ThresholdsForm(request.POST)
-    if form.is_valid():
-        try:
-            scale = jury.thresholds_set(competition=competition, **form.cleaned_data)
-        except AppError as exc:
-            _refused(form, exc)
-        else:
-            messages.success(
-                request,
-                f"Medal thresholds saved: {scale.thresholds_text} (out of {scale.text}).",
-            )
-            return redirect("puzzles:competition", slug=slug)
-    return _competition_page(request, competition, thresholds_form=form, status=422)
+
+    def act(data: dict) -> str:
+        scale = jury.thresholds_set(competition=competition, **data)
+        return f"Medal thresholds saved: {scale.thresholds_text} (out of {scale.text})."
+
+    return post_rerender(
+        request,
+        ThresholdsForm(request.POST),
+        act,
+        reverse("puzzles:competition", args=[slug]),
+        page=lambda form: _competition_page(request, competition, thresholds_form=form),
+    )
 
 
 @require_POST
@@ -129,16 +122,18 @@ def competition_scale(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Set the jury's scale in points, or let it follow the sum of the rubrics again."""
     competition = competition_get(slug)
     form = ScaleForm(request.POST)
-    if form.is_valid():
-        try:
-            lines = jury.scale_set(competition=competition, points=form.scale_points())
-        except AppError as exc:
-            _refused(form, exc)
-        else:
-            said = "; ".join(lines)
-            messages.success(request, f"{said[:1].upper()}{said[1:]}.")
-            return redirect("puzzles:competition", slug=slug)
-    return _competition_page(request, competition, scale_form=form, status=422)
+
+    def act(data: dict) -> str:
+        said = "; ".join(jury.scale_set(competition=competition, points=form.scale_points()))
+        return f"{said[:1].upper()}{said[1:]}."
+
+    return post_rerender(
+        request,
+        form,
+        act,
+        reverse("puzzles:competition", args=[slug]),
+        page=lambda form: _competition_page(request, competition, scale_form=form),
+    )
 
 
 @require_POST
@@ -148,13 +143,17 @@ def competition_names(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = CompetitionNamesForm(request.POST, problems=list(competition.problems.all()))
 
-    def act() -> str:
-        if not form.is_valid():
-            raise AppError(f"Names not saved: {form.errors_text()}", field="names")
+    def act(data: dict) -> str:
         changed = services.competition_names_save(competition=competition, **form.names())
         return f"Saved: {', '.join(changed)}." if changed else "No name changed."
 
-    return post_redirect(request, act, reverse("puzzles:competition", args=[slug]))
+    return post_rerender(
+        request,
+        form,
+        act,
+        reverse("puzzles:competition", args=[slug]),
+        page=lambda form: _competition_page(request, competition, names_form=form),
+    )
 
 
 def _board_context(request: HtmxHttpRequest, competition: Competition) -> dict:

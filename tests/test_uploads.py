@@ -171,7 +171,7 @@ def test_the_limit_counts_csv_records_and_jsonl_lines(settings):
 def test_an_upload_is_utf8_with_its_byte_order_mark_dropped():
     from ioleval.uploads import upload_stream, upload_text
 
-    data = "\ufeffid,pred\r\n1,\"a\r\nb\"\r\n".encode()
+    data = '\ufeffid,pred\r\n1,"a\r\nb"\r\n'.encode()
     assert upload_text(SimpleUploadedFile("s.csv", data)) == 'id,pred\r\n1,"a\r\nb"\r\n'
     rows = list(csv.reader(upload_stream(SimpleUploadedFile("s.csv", data))))
     assert rows == [["id", "pred"], ["1", "a\r\nb"]]  # the quoted line end kept as it was

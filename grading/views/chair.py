@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.errors import AppError
-from ioleval.http import HtmxHttpRequest, form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect, post_rerender
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, has_role, role_required
 from puzzles.models import Problem
 
@@ -75,7 +75,6 @@ def _thread_response(
     paper: Paper,
     criterion: Criterion,
     *,
-    status: int = 200,
     page: ThreadPage | None = None,
     **forms,
 ) -> HttpResponse:
@@ -87,7 +86,7 @@ def _thread_response(
         "decide_form": DecideForm(auto_id="decide_%s"),
         **forms,
     }
-    return render(request, "grading/thread.html", context, status=status)
+    return render(request, "grading/thread.html", context)
 
 
 @require_http_methods(["POST"])
@@ -108,34 +107,27 @@ def thread_post(
     if not allowed.get(action):
         raise PermissionDenied  # organizers read threads; they know the systems
 
-    if action == "comment":
-
-        def act() -> str:
-            text = form_data(CommentForm(request.POST))["text"]
-            services.comment_post(paper=paper, criterion=criterion, author=request.user, text=text)
+    # Typed text all three: refused, the page comes back with the bound form and the error
+    # beside its field, not a redirect that would wipe what was typed.
+    def act(data: dict) -> str:
+        if action == "comment":
+            services.comment_post(paper=paper, criterion=criterion, author=request.user, **data)
             return ""
+        if action == "revise":
+            services.mark_revise(assignment=own, criterion=criterion, **data)
+            return "Your mark is revised."
+        services.criterion_decide(paper=paper, criterion=criterion, chair=request.user, **data)
+        return "Decision recorded."
 
-        return post_redirect(request, act, reverse("grading:thread", args=[code, criterion.pk]))
-    # A refused revision or decision keeps what was typed: the page comes back with the
-    # bound form and the error beside its field, not a redirect that would wipe them.
-    form_class = ReviseForm if action == "revise" else DecideForm
-    form = form_class(request.POST, auto_id=f"{action}_%s")
-    if form.is_valid():
-        try:
-            if action == "revise":
-                services.mark_revise(assignment=own, criterion=criterion, **form.cleaned_data)
-                done = "Your mark is revised."
-            else:
-                services.criterion_decide(
-                    paper=paper, criterion=criterion, chair=request.user, **form.cleaned_data
-                )
-                done = "Decision recorded."
-        except AppError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-        else:
-            messages.success(request, done)
-            return redirect("grading:thread", code, criterion.pk)
-    return _thread_response(request, paper, criterion, status=422, **{f"{action}_form": form})
+    form_class = {"comment": CommentForm, "revise": ReviseForm, "decide": DecideForm}[action]
+    auto_id = "id_%s" if action == "comment" else f"{action}_%s"
+    return post_rerender(
+        request,
+        form_class(request.POST, auto_id=auto_id),
+        act,
+        reverse("grading:thread", args=[code, criterion.pk]),
+        page=lambda form: _thread_response(request, paper, criterion, **{f"{action}_form": form}),
+    )
 
 
 @require_POST
