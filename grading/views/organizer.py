@@ -12,7 +12,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.errors import AppError
-from ioleval.http import HtmxHttpRequest, Outcome, attachment, form_data, post_redirect
+from ioleval.http import (
+    HtmxHttpRequest,
+    Outcome,
+    attachment,
+    form_data,
+    post_redirect,
+    post_rerender,
+)
 from ioleval.roles import organizer_required
 from ioleval.tables import table_response
 from ioleval.uploads import upload_stream
@@ -55,7 +62,13 @@ from ..selectors import (
 @require_GET
 @organizer_required
 def jury_overview(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    competition = competition_get(slug)
+    return _overview(request, competition_get(slug))
+
+
+def _overview(
+    request: HtmxHttpRequest, competition, *, tags_form: TagsConfigForm | None = None
+) -> HttpResponse:
+    """Render the jury page; a refused form with typed text comes back bound."""
     page = jury_overview_page(competition)
     context = {
         "competition": competition,
@@ -69,7 +82,7 @@ def jury_overview(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         # Two forms of the page have a field "file": distinct ids for their labels.
         "rubric_form": RubricUploadForm(auto_id="id_rubric_%s"),
         "marks_form": MarksUploadForm(auto_id="id_marks_%s"),
-        "tags_form": TagsConfigForm(initial={"names": "\n".join(page.tags)}),
+        "tags_form": tags_form or TagsConfigForm(initial={"names": "\n".join(page.tags)}),
     }
     return render(request, "grading/jury_overview.html", context)
 
@@ -354,11 +367,15 @@ def totals(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @organizer_required
 def tags_config(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
-    form = TagsConfigForm(request.POST)
 
-    def action() -> str:
-        names = form_data(form)["names"].splitlines()
-        tags = services.tags_configure(competition=competition, names=names)
+    def action(data: dict) -> str:
+        tags = services.tags_configure(competition=competition, names=data["names"].splitlines())
         return f"{len(tags)} observation tags"
 
-    return _back(request, slug, action)
+    return post_rerender(
+        request,
+        TagsConfigForm(request.POST),
+        action,
+        reverse("grading:jury", args=[slug]),
+        page=lambda form: _overview(request, competition, tags_form=form),
+    )
