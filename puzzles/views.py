@@ -281,16 +281,20 @@ def public_board(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def import_iolai(request: HtmxHttpRequest) -> HttpResponse:
-    form = IolaiImportForm(request.POST or None, request.FILES or None)
-    summary = None
-    if request.method == "POST" and form.is_valid():
-        try:
-            summary = _import_archive(form.cleaned_data)
-            messages.success(request, f"Imported: {summary}")
-            return redirect("puzzles:competition", slug=form.cleaned_data["slug"])
-        except ImportFailure as exc:
-            form.add_error(None, str(exc))
-    return render(request, "puzzles/import_iolai.html", {"form": form, "summary": summary})
+    """Import an IOL-AI layout zip; refused, the form again with the slug and name typed."""
+
+    def page(form: IolaiImportForm) -> HttpResponse:
+        return render(request, "puzzles/import_iolai.html", {"form": form})
+
+    if request.method == "GET":
+        return page(IolaiImportForm())
+    form = IolaiImportForm(request.POST, request.FILES)
+
+    def done(summary: services.ImportSummary) -> HttpResponse:
+        messages.success(request, f"Imported: {summary}")
+        return redirect("puzzles:competition", slug=form.cleaned_data["slug"])
+
+    return post_rerender(request, form, _import_archive, page=page, done=done)
 
 
 def _import_archive(data: dict) -> services.ImportSummary:
@@ -303,29 +307,32 @@ def _import_archive(data: dict) -> services.ImportSummary:
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def import_outputs(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """Import one system's outputs; refused, the form again with the names typed."""
     competition = competition_get(slug)
-    form = OutputsImportForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
+
+    def page(form: OutputsImportForm) -> HttpResponse:
+        context = {"form": form, "competition": competition}
+        return render(request, "puzzles/import_outputs.html", context)
+
+    if request.method == "GET":
+        return page(OutputsImportForm())
+
+    def act(data: dict) -> str:
         upload = data["file"]
-        stream = upload_stream(upload)
         importer = services.outputs_import_jsonl if data["raw"] else services.outputs_import_csv
-        try:
-            summary = importer(
-                competition=competition,
-                stream=stream,
-                system_name=data["system"],
-                file=upload.name,
-                team=data["team"],
-                tier=data["tier"] or None,
-            )
-            messages.success(request, f"Imported: {summary}")
-            return redirect("puzzles:leaderboard", slug=slug)
-        except ImportFailure as exc:
-            form.add_error(None, str(exc))
-    return render(
-        request, "puzzles/import_outputs.html", {"form": form, "competition": competition}
-    )
+        summary = importer(
+            competition=competition,
+            stream=upload_stream(upload),
+            system_name=data["system"],
+            file=upload.name,
+            team=data["team"],
+            tier=data["tier"] or None,
+        )
+        return f"Imported: {summary}"
+
+    form = OutputsImportForm(request.POST, request.FILES)
+    to = reverse("puzzles:leaderboard", args=[slug])
+    return post_rerender(request, form, act, to, page=page)
 
 
 @require_http_methods(["GET", "POST"])

@@ -64,7 +64,7 @@ def test_outputs_past_the_limit_are_refused_on_their_page(organizer, settings):
         reverse("puzzles:import_outputs", args=["demo"]),
         {"system": "New system", "file": upload},
     )
-    assert response.status_code == 200  # the form again, with its error
+    assert response.status_code == 422  # the form again, with its error
     body = response.content.decode()
     assert "big.csv has more than 10 rows" in body
     assert "python manage.py import_outputs SLUG FILE --system NAME [--raw]" in body

@@ -201,7 +201,7 @@ def test_the_outputs_page_shows_the_message(organizer_client):
         reverse("puzzles:import_outputs", args=[SLUG]),
         {"system": "M", "file": upload, "raw": "on"},
     )
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert response.context["form"].non_field_errors() == [
         "model.jsonl, line 1, field 'output': a NUL character (U+0000), which the database"
         " cannot store as text; remove it"
@@ -216,7 +216,7 @@ def test_a_deep_jsonl_upload_shows_the_message(organizer_client):
         reverse("puzzles:import_outputs", args=[SLUG]),
         {"system": "M", "file": upload, "raw": "on"},
     )
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "model.jsonl, line 1: JSON nested more than 64 levels deep" in (
         response.content.decode()
     )

@@ -142,7 +142,8 @@ def test_upload_bad_csv_shows_error_and_writes_nothing(organizer_client, demo_co
     response = organizer_client.post(
         reverse("puzzles:import_outputs", args=["demo"]), {"system": "Broken", "file": upload}
     )
-    assert response.status_code == 200
+    assert response.status_code == 422  # the form again, the system name as typed
+    assert 'value="Broken"' in response.content.decode()
     assert "bad.csv, line 1, field &#x27;pred&#x27;" in response.content.decode()
     assert Output.objects.count() == before
     assert not System.objects.filter(name="Broken").exists()
