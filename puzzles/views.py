@@ -338,40 +338,46 @@ def import_outputs(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def answer_key(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """The key, item by item, with a form per item to amend it. An amendment shows its effect
+    on this page (the systems whose score or rank moved); refused, the page comes back
+    (422) with the alternative as typed in its item's form and the error beside it."""
     competition = competition_get(slug)
-    report = None
-    if request.method == "POST":
-        form = AmendmentForm(request.POST)
-        if form.is_valid():
-            data = form.cleaned_data
-            task = Task.objects.filter(
-                problem__competition=competition, external_id=data["task"]
-            ).first()
-            try:
-                if task is None:
-                    raise ImportFailure(f"unknown task {data['task']!r}", field="task")
-                report = services.answer_key_amend(
-                    task=task,
-                    item_number=data["item_number"],
-                    add=data["text"] if data["action"] == "add" else None,
-                    remove=data["text"] if data["action"] == "remove" else None,
-                    user=request.user,
-                )
-                messages.success(request, report.lines()[0])
-            except ImportFailure as exc:
-                messages.error(request, str(exc))
-        else:
-            messages.error(request, f"Not amended: {form.errors.as_text()}")
-    context = {
-        "competition": competition,
-        "tasks": answer_key_tasks(competition),
-        "report": report,
-        "amendments": AnswerAmendment.objects.filter(
-            task__problem__competition=competition
-        ).select_related("task", "created_by")[:200],
-        "proposals": jury.proposals_pending(competition),
-    }
-    return render(request, "puzzles/answer_key.html", context)
+
+    def page(form: AmendmentForm | None = None, report=None) -> HttpResponse:
+        context = {
+            "competition": competition,
+            "tasks": answer_key_tasks(competition),
+            "report": report,
+            "amend_form": form,
+            "amendments": AnswerAmendment.objects.filter(
+                task__problem__competition=competition
+            ).select_related("task", "created_by")[:200],
+            "proposals": jury.proposals_pending(competition),
+        }
+        return render(request, "puzzles/answer_key.html", context)
+
+    if request.method == "GET":
+        return page()
+
+    def amend(data: dict):
+        task = Task.objects.filter(
+            problem__competition=competition, external_id=data["task"]
+        ).first()
+        if task is None:
+            raise ImportFailure(f"unknown task {data['task']!r}", field="task")
+        return services.answer_key_amend(
+            task=task,
+            item_number=data["item_number"],
+            add=data["text"] if data["action"] == "add" else None,
+            remove=data["text"] if data["action"] == "remove" else None,
+            user=request.user,
+        )
+
+    def amended(report) -> HttpResponse:
+        messages.success(request, report.lines()[0])
+        return page(report=report)
+
+    return post_rerender(request, AmendmentForm(request.POST), amend, page=page, done=amended)
 
 
 @require_POST

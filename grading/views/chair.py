@@ -9,7 +9,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ioleval.errors import AppError
 from ioleval.http import HtmxHttpRequest, form_data, post_redirect, post_rerender
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, has_role, role_required
 from puzzles.models import Problem
@@ -172,9 +171,7 @@ def _query(query: str) -> str:
     return f"?{query}" if query else ""
 
 
-def _panel(
-    request: HtmxHttpRequest, panel: DecidePanel, form: DecideForm, *, status: int = 200, **extra
-) -> HttpResponse:
+def _panel(request: HtmxHttpRequest, panel: DecidePanel, form: DecideForm, **extra) -> HttpResponse:
     """Render the sheet's decision panel for one cell (htmx)."""
     filters = SheetFilters.from_query(request.GET)
     context = {
@@ -185,7 +182,7 @@ def _panel(
         "next_query": _query(filters.query(after=f"{panel.paper.code}:{panel.criterion.pk}")),
         **extra,
     }
-    return render(request, "grading/sheet.html#panel", context, status=status)
+    return render(request, "grading/sheet.html#panel", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -202,39 +199,44 @@ def sheet_decide(
             return redirect(panel.cell.url)
         return _panel(request, panel, DecideForm(auto_id=SHEET_FORM_IDS))
     # As on the thread page: a refused decision keeps what was typed, its error tied to
-    # its field.
+    # its field: in the panel (htmx), or on the thread page without htmx.
+
+    def act(data: dict) -> str:
+        services.criterion_decide(
+            paper=panel.paper, criterion=panel.criterion, chair=request.user, **data
+        )
+        return f"Decision recorded: {code} {panel.criterion.code}."
+
     form = DecideForm(request.POST, auto_id=SHEET_FORM_IDS)
-    if form.is_valid():
-        try:
-            services.criterion_decide(
-                paper=panel.paper,
-                criterion=panel.criterion,
-                chair=request.user,
-                **form.cleaned_data,
-            )
-        except AppError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-    message = f"Decision recorded: {code} {panel.criterion.code}."
     if not request.htmx:
-        for errors in form.errors.values():
-            messages.error(request, " ".join(errors))
-        if not form.errors:
-            messages.success(request, message)
         query = _query(SheetFilters.from_query(request.GET).query())  # as it was sorted
         sheet_url = reverse("grading:sheet", args=[slug, number]) + query
-        return redirect(f"{sheet_url}#{panel.cell.dom_id}")
-    if form.errors:
-        return _panel(request, panel, form, status=422)
-    # The cell as it is now, and the caption's count of open discrepancies under the sheet's
-    # filters, which goes out of band with the row (without htmx the sheet counts again).
-    filters = SheetFilters.from_query(request.GET)
-    panel = decide_panel(problem, request.user, code, criterion_id, filters=filters)
-    return _panel(
-        request,
-        panel,
-        DecideForm(auto_id=SHEET_FORM_IDS),
-        message=message,
-        open_cells=panel.open_cells,
+        return post_rerender(
+            request,
+            form,
+            act,
+            f"{sheet_url}#{panel.cell.dom_id}",
+            page=lambda form: _thread_response(
+                request, panel.paper, panel.criterion, decide_form=form
+            ),
+        )
+
+    def decided(message: str) -> HttpResponse:
+        # The cell as it is now, and the caption's count of open discrepancies under the
+        # sheet's filters, which goes out of band with the row (without htmx the sheet
+        # counts again).
+        filters = SheetFilters.from_query(request.GET)
+        now = decide_panel(problem, request.user, code, criterion_id, filters=filters)
+        return _panel(
+            request,
+            now,
+            DecideForm(auto_id=SHEET_FORM_IDS),
+            message=message,
+            open_cells=now.open_cells,
+        )
+
+    return post_rerender(
+        request, form, act, page=lambda form: _panel(request, panel, form), done=decided
     )
 
 

@@ -259,3 +259,17 @@ def test_rescore_button_runs_the_task(organizer_client, demo_competition):
     assert "rescored" in response.content.decode()
     assert all(o.scores for o in Output.objects.filter(system__competition=demo_competition))
     assert organizer_client.get(url).status_code == 405
+
+
+def test_a_refused_amendment_comes_back_as_typed_in_its_items_form(
+    organizer_client, demo_competition
+):
+    url = reverse("puzzles:answer_key", args=["demo"])
+    data = {"task": "12026010100", "item_number": 1, "action": "remove", "text": "not in key"}
+    response = organizer_client.post(url, data)
+    assert response.status_code == 422
+    assert not AnswerAmendment.objects.exists()
+    body = response.content.decode()
+    assert 'value="not in key" aria-invalid="true" aria-describedby="amend-error"' in body
+    assert body.count('value="remove" selected') == 1
+    assert '<p class="error" id="amend-error" role="alert"><strong>Not amended:</strong>' in body
