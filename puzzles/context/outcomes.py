@@ -43,6 +43,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats as sps
 
+from ioleval.wording import plural
 from puzzles.metrics import exact_match, normalize
 
 from .variants import CONDITIONS
@@ -223,7 +224,7 @@ def condition_summaries(runs: Iterable[PuzzleRun]) -> tuple[ConditionSummary, ..
             missing = len(set(by_puzzle) - set(originals))
             if missing:
                 notes.append(
-                    f"{_plural(missing, 'puzzle')} without an original run: their abstentions "
+                    f"{plural(missing, 'puzzle')} without an original run: their abstentions "
                     "cannot be traced to the deletion."
                 )
         rows.append(
@@ -343,7 +344,7 @@ def _paired_test(
     else:
         statistic, p_value, exact = wilcoxon_signed_rank(before, after)
         dropped = n - changed
-        notes = [f"{_plural(dropped, 'puzzle')} with equal EM left out of the ranks."] * bool(
+        notes = [f"{plural(dropped, 'puzzle')} with equal EM left out of the ranks."] * bool(
             dropped
         )
         if not exact:
@@ -600,7 +601,3 @@ def _question_pairs(
 
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
