@@ -7,12 +7,15 @@ class GradingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Answer what `puzzles` asks of the jury (puzzles.jury), by id, from our tables, and
-        have the result review refresh itself after a finalization (grading.signals)."""
+        """Answer what `puzzles` asks of the jury (puzzles.jury), by id, from our tables, give
+        the accounts page each juror's load, and have the result review refresh itself after
+        a finalization (grading.signals)."""
+        from ioleval.accounts.selectors import register_loads
         from puzzles import jury
 
         from .selectors import (
             competition_still_grading,
+            juror_loads,
             jury_scale,
             problems_finalized,
             proposals_pending,
@@ -22,6 +25,7 @@ class GradingConfig(AppConfig):
         from .services.scale import competition_set_scale, competition_set_thresholds
         from .signals import problem_finalized
 
+        register_loads(juror_loads)
         jury.register(still_grading=competition_still_grading)
         jury.register_finalized(finalized=problems_finalized)
         jury.register_proposals(

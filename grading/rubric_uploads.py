@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from django.core import signing
 
+from ioleval.uploads import upload_text
+
 from .errors import GradingError
 
 RUBRIC_FILE_LIMIT = 1024 * 1024
@@ -40,11 +42,7 @@ def rubric_upload_read(upload, *, new_version: bool) -> RubricUpload:
         raise GradingError(
             f"{upload.size} bytes; a rubrics file may have {RUBRIC_FILE_LIMIT}", file=upload.name
         )
-    try:
-        text = upload.read().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise GradingError("not UTF-8 text", file=upload.name) from None
-    return RubricUpload(text, upload.name, new_version)
+    return RubricUpload(upload_text(upload, error=GradingError), upload.name, new_version)
 
 
 def rubric_upload_fields(upload: RubricUpload, *, effect: str) -> dict[str, object]:

@@ -59,7 +59,7 @@ urlpatterns = [
     path("c/<slug:slug>/jury/rubrics.json", views.rubrics_json, name="rubrics_json"),
     path("c/<slug:slug>/jury/rubrics/", views.rubrics_upload, name="rubrics_upload"),
     path("c/<slug:slug>/jury/marks/", views.marks_upload, name="marks_upload"),
-    path("c/<slug:slug>/jury/marks.<str:fmt>", views.marks_export, name="marks_export"),
+    path("c/<slug:slug>/jury/marks.<fmt:fmt>", views.marks_export, name="marks_export"),
     path("c/<slug:slug>/jury/totals/", views.totals, name="totals"),
     path("c/<slug:slug>/review/", review_views.review, name="review"),
     path(
@@ -87,13 +87,13 @@ urlpatterns = [
     ),
     path("c/<slug:slug>/review/explanations/", views.explanations, name="explanations"),
     path(
-        "c/<slug:slug>/review/explanations.<str:fmt>",
+        "c/<slug:slug>/review/explanations.<fmt:fmt>",
         views.explanations_export,
         name="explanations_export",
     ),
     # After explanations_export: `review/explanations.csv` is that route's, not a table.
     path(
-        "c/<slug:slug>/review/<slug:table>.<str:fmt>",
+        "c/<slug:slug>/review/<slug:table>.<fmt:fmt>",
         review_views.review_table_export,
         name="review_table",
     ),

@@ -1,8 +1,9 @@
 """The application's one error type: a refusal that names the file, line and field.
 
-Import failures (`puzzles.errors.ImportFailure`) and refused jury actions
-(`grading.errors.GradingError`) subclass it. Views turn it into a message and a redirect
-(`ioleval.http.post_redirect`); commands exit non-zero with it (`CommandError`)."""
+Import failures (`ImportFailure`, here so that every app reads files with it; `puzzles.errors`
+re-exports it), refused account actions and refused jury actions (`grading.errors.GradingError`)
+subclass it. Views turn it into a message and a redirect (`ioleval.http.post_redirect`);
+commands exit non-zero with it (`CommandError`)."""
 
 from __future__ import annotations
 
@@ -44,3 +45,7 @@ class AppError(ValueError):
             file = archive
         message = self.message.replace(prefix, "").replace(str(root), archive)
         return type(self)(message, file=file, line=self.line, field=self.field)
+
+
+class ImportFailure(AppError):
+    """Bad input in an imported file; nothing was written."""

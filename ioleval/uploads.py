@@ -1,4 +1,10 @@
-"""Files imported within a web request: past a size, refused before they are read.
+"""Files imported within a web request: decoded one way, and past a size, refused before
+they are read.
+
+Every upload is UTF-8 text, a byte-order mark (as spreadsheets save CSV) dropped. A reader
+that goes row by row (CSV, JSONL) takes `upload_stream` and names the line of a byte that is
+not UTF-8 itself; a reader of the whole text (JSON, an accounts CSV) takes `upload_text` or
+`text_decode`, which name the file and the line of the first such byte.
 
 One rule for every import page whose file can be large (marks, system outputs, the IOL-AI
 zip, runs and their outputs, probes, technique tags, automatic scores, contestants): a file
@@ -16,14 +22,39 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import TextIO
 
 from django import forms
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
+from .errors import AppError, ImportFailure
+
 CSV = "csv"
 JSONL = "jsonl"
 ZIP = "zip"
+ENCODING = "utf-8-sig"  # UTF-8; a byte-order mark at the start is dropped
+
+
+def upload_stream(upload: UploadedFile) -> TextIO:
+    """Return the upload as text for a reader that goes row by row; line ends are left to
+    the csv module (a quoted field keeps its own)."""
+    return io.TextIOWrapper(upload.file, encoding=ENCODING, newline="")
+
+
+def text_decode(data: bytes, *, file: str, error: type[AppError] = ImportFailure) -> str:
+    """Return the bytes as text, or raise `error` ("not UTF-8 text") naming the file and the
+    line of the first byte that is not UTF-8."""
+    try:
+        return data.decode(ENCODING)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise error("not UTF-8 text", file=file, line=line) from None
+
+
+def upload_text(upload: UploadedFile, *, error: type[AppError] = ImportFailure) -> str:
+    """Return the whole upload as text (text_decode), its errors naming the upload."""
+    return text_decode(upload.read(), file=upload.name or "upload", error=error)
 
 
 def upload_size_check(upload: UploadedFile, *, command: str, kind: str | None) -> None:
@@ -66,7 +97,7 @@ def _records(upload: UploadedFile, limit: int) -> int:
     """Count the CSV's records (blank lines aside), decoded as the imports decode it, up to
     one past limit."""
     upload.seek(0)
-    stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", errors="replace", newline="")
+    stream = io.TextIOWrapper(upload.file, encoding=ENCODING, errors="replace", newline="")
     counted = 0
     try:
         for record in csv.reader(stream):

@@ -1,11 +1,16 @@
-"""How every page, chart, report and sentence writes a p-value (and an interval, with their
-methods): one rule, in one place."""
+"""How every page, chart, report and sentence writes a count of things, and a p-value (and an
+interval, with their methods): one rule each, in one place."""
 
 from __future__ import annotations
 
 import math
 
 P_FLOOR = 0.001  # below it a p-value is written "< 0.001", never "0.000"
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """Return "1 cell" or "3 cells" (`many` for a word that does not take an s: "criteria")."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def p_cell(value: float | None) -> str:

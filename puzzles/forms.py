@@ -156,13 +156,6 @@ class CompetitionNamesForm(forms.Form):
             (p, self[f"title_{p.number}"], self[f"language_name_{p.number}"]) for p in self.problems
         ]
 
-    def errors_text(self) -> str:
-        """Return the errors as one line that names each field by its label."""
-        return "; ".join(
-            f"{self.fields[f].label if f in self.fields else 'form'}: {' '.join(errors)}"
-            for f, errors in self.errors.items()
-        )
-
     def names(self) -> dict:
         """Return the cleaned names as competition_names_save takes them."""
         data = self.cleaned_data

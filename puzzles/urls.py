@@ -20,7 +20,7 @@ urlpatterns = [
     ),
     path("c/<slug:slug>/leaderboard/", views.leaderboard_page, name="leaderboard"),
     path(
-        "c/<slug:slug>/leaderboard.<str:fmt>",
+        "c/<slug:slug>/leaderboard.<fmt:fmt>",
         views.leaderboard_export,
         name="leaderboard_export",
     ),

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import io
-
 from celery.result import AsyncResult
-from django import forms
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -13,8 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.celery import app as celery_app
-from ioleval.errors import AppError
-from ioleval.http import XLSX, HtmxHttpRequest, attachment, form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect, post_rerender
 from ioleval.progress import (
     DONE,
     FAILED,
@@ -27,10 +23,12 @@ from ioleval.progress import (
     task_progress,
 )
 from ioleval.roles import organizer_required
+from ioleval.tables import table_response
+from ioleval.uploads import upload_stream
 
 from . import jury, services
 from .errors import ImportFailure
-from .exports import board_csv, board_xlsx
+from .exports import board_table
 from .forms import (
     AmendmentForm,
     CompetitionNamesForm,
@@ -67,14 +65,15 @@ def _competition_page(
     *,
     thresholds_form: ThresholdsForm | None = None,
     scale_form: ScaleForm | None = None,
-    status: int = 200,
+    names_form: CompetitionNamesForm | None = None,
 ) -> HttpResponse:
-    """Render the competition page; a refused form comes back bound, with its errors (422)."""
+    """Render the competition page; a refused form comes back bound, with its errors."""
     context = {
         "competition": competition,
         "tasks": competition_tasks(competition),
         "systems": competition.systems.order_by("tier", "name"),
-        "names_form": CompetitionNamesForm(
+        "names_form": names_form
+        or CompetitionNamesForm(
             initial={"name": competition.name}, problems=list(competition.problems.all())
         ),
         "scale": jury.jury_scale(competition),
@@ -89,7 +88,7 @@ def _competition_page(
             }
         ),
     }
-    return render(request, "puzzles/competition_detail.html", context, status=status)
+    return render(request, "puzzles/competition_detail.html", context)
 
 
 @require_GET
@@ -98,29 +97,23 @@ def competition_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return _competition_page(request, competition_get(slug))
 
 
-def _refused(form: forms.Form, exc: AppError) -> None:
-    """Put a refusal on the form's field it names (else on the form)."""
-    form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-
-
 @require_POST
 @organizer_required
 def competition_thresholds(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Set the medal thresholds on the jury's scale (the jury checks them against it)."""
     competition = competition_get(slug)
-    form = ThresholdsForm(request.POST)
-    if form.is_valid():
-        try:
-            scale = jury.thresholds_set(competition=competition, **form.cleaned_data)
-        except AppError as exc:
-            _refused(form, exc)
-        else:
-            messages.success(
-                request,
-                f"Medal thresholds saved: {scale.thresholds_text} (out of {scale.text}).",
-            )
-            return redirect("puzzles:competition", slug=slug)
-    return _competition_page(request, competition, thresholds_form=form, status=422)
+
+    def act(data: dict) -> str:
+        scale = jury.thresholds_set(competition=competition, **data)
+        return f"Medal thresholds saved: {scale.thresholds_text} (out of {scale.text})."
+
+    return post_rerender(
+        request,
+        ThresholdsForm(request.POST),
+        act,
+        reverse("puzzles:competition", args=[slug]),
+        page=lambda form: _competition_page(request, competition, thresholds_form=form),
+    )
 
 
 @require_POST
@@ -129,16 +122,18 @@ def competition_scale(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Set the jury's scale in points, or let it follow the sum of the rubrics again."""
     competition = competition_get(slug)
     form = ScaleForm(request.POST)
-    if form.is_valid():
-        try:
-            lines = jury.scale_set(competition=competition, points=form.scale_points())
-        except AppError as exc:
-            _refused(form, exc)
-        else:
-            said = "; ".join(lines)
-            messages.success(request, f"{said[:1].upper()}{said[1:]}.")
-            return redirect("puzzles:competition", slug=slug)
-    return _competition_page(request, competition, scale_form=form, status=422)
+
+    def act(data: dict) -> str:
+        said = "; ".join(jury.scale_set(competition=competition, points=form.scale_points()))
+        return f"{said[:1].upper()}{said[1:]}."
+
+    return post_rerender(
+        request,
+        form,
+        act,
+        reverse("puzzles:competition", args=[slug]),
+        page=lambda form: _competition_page(request, competition, scale_form=form),
+    )
 
 
 @require_POST
@@ -148,13 +143,17 @@ def competition_names(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
     form = CompetitionNamesForm(request.POST, problems=list(competition.problems.all()))
 
-    def act() -> str:
-        if not form.is_valid():
-            raise AppError(f"Names not saved: {form.errors_text()}", field="names")
+    def act(data: dict) -> str:
         changed = services.competition_names_save(competition=competition, **form.names())
         return f"Saved: {', '.join(changed)}." if changed else "No name changed."
 
-    return post_redirect(request, act, reverse("puzzles:competition", args=[slug]))
+    return post_rerender(
+        request,
+        form,
+        act,
+        reverse("puzzles:competition", args=[slug]),
+        page=lambda form: _competition_page(request, competition, names_form=form),
+    )
 
 
 def _board_context(request: HtmxHttpRequest, competition: Competition) -> dict:
@@ -186,16 +185,13 @@ def leaderboard_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @require_GET
 @organizer_required
 def leaderboard_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
-    if fmt not in ("csv", "xlsx"):
-        raise Http404("export formats: csv, xlsx")
     competition = competition_get(slug)
     context = _board_context(request, competition)
     task_ids = [t.external_id for t in context["tasks"]]
     o = context["options"]
     stem = f"{competition.slug}-leaderboard-{o['metric']}-{o['stage']}-{o['split']}"
-    if fmt == "xlsx":
-        return attachment(board_xlsx(context["rows"], task_ids), f"{stem}.xlsx", XLSX)
-    return attachment(board_csv(context["rows"], task_ids), f"{stem}.csv", "text/csv")
+    header, rows = board_table(context["rows"], task_ids)
+    return table_response(header, rows, fmt, name=stem, title="leaderboard")
 
 
 @require_POST
@@ -285,16 +281,20 @@ def public_board(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def import_iolai(request: HtmxHttpRequest) -> HttpResponse:
-    form = IolaiImportForm(request.POST or None, request.FILES or None)
-    summary = None
-    if request.method == "POST" and form.is_valid():
-        try:
-            summary = _import_archive(form.cleaned_data)
-            messages.success(request, f"Imported: {summary}")
-            return redirect("puzzles:competition", slug=form.cleaned_data["slug"])
-        except ImportFailure as exc:
-            form.add_error(None, str(exc))
-    return render(request, "puzzles/import_iolai.html", {"form": form, "summary": summary})
+    """Import an IOL-AI layout zip; refused, the form again with the slug and name typed."""
+
+    def page(form: IolaiImportForm) -> HttpResponse:
+        return render(request, "puzzles/import_iolai.html", {"form": form})
+
+    if request.method == "GET":
+        return page(IolaiImportForm())
+    form = IolaiImportForm(request.POST, request.FILES)
+
+    def done(summary: services.ImportSummary) -> HttpResponse:
+        messages.success(request, f"Imported: {summary}")
+        return redirect("puzzles:competition", slug=form.cleaned_data["slug"])
+
+    return post_rerender(request, form, _import_archive, page=page, done=done)
 
 
 def _import_archive(data: dict) -> services.ImportSummary:
@@ -307,68 +307,77 @@ def _import_archive(data: dict) -> services.ImportSummary:
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def import_outputs(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """Import one system's outputs; refused, the form again with the names typed."""
     competition = competition_get(slug)
-    form = OutputsImportForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
+
+    def page(form: OutputsImportForm) -> HttpResponse:
+        context = {"form": form, "competition": competition}
+        return render(request, "puzzles/import_outputs.html", context)
+
+    if request.method == "GET":
+        return page(OutputsImportForm())
+
+    def act(data: dict) -> str:
         upload = data["file"]
-        stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline="")
         importer = services.outputs_import_jsonl if data["raw"] else services.outputs_import_csv
-        try:
-            summary = importer(
-                competition=competition,
-                stream=stream,
-                system_name=data["system"],
-                file=upload.name,
-                team=data["team"],
-                tier=data["tier"] or None,
-            )
-            messages.success(request, f"Imported: {summary}")
-            return redirect("puzzles:leaderboard", slug=slug)
-        except ImportFailure as exc:
-            form.add_error(None, str(exc))
-    return render(
-        request, "puzzles/import_outputs.html", {"form": form, "competition": competition}
-    )
+        summary = importer(
+            competition=competition,
+            stream=upload_stream(upload),
+            system_name=data["system"],
+            file=upload.name,
+            team=data["team"],
+            tier=data["tier"] or None,
+        )
+        return f"Imported: {summary}"
+
+    form = OutputsImportForm(request.POST, request.FILES)
+    to = reverse("puzzles:leaderboard", args=[slug])
+    return post_rerender(request, form, act, to, page=page)
 
 
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def answer_key(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """The key, item by item, with a form per item to amend it. An amendment shows its effect
+    on this page (the systems whose score or rank moved); refused, the page comes back
+    (422) with the alternative as typed in its item's form and the error beside it."""
     competition = competition_get(slug)
-    report = None
-    if request.method == "POST":
-        form = AmendmentForm(request.POST)
-        if form.is_valid():
-            data = form.cleaned_data
-            task = Task.objects.filter(
-                problem__competition=competition, external_id=data["task"]
-            ).first()
-            try:
-                if task is None:
-                    raise ImportFailure(f"unknown task {data['task']!r}", field="task")
-                report = services.answer_key_amend(
-                    task=task,
-                    item_number=data["item_number"],
-                    add=data["text"] if data["action"] == "add" else None,
-                    remove=data["text"] if data["action"] == "remove" else None,
-                    user=request.user,
-                )
-                messages.success(request, report.lines()[0])
-            except ImportFailure as exc:
-                messages.error(request, str(exc))
-        else:
-            messages.error(request, f"Not amended: {form.errors.as_text()}")
-    context = {
-        "competition": competition,
-        "tasks": answer_key_tasks(competition),
-        "report": report,
-        "amendments": AnswerAmendment.objects.filter(
-            task__problem__competition=competition
-        ).select_related("task", "created_by")[:200],
-        "proposals": jury.proposals_pending(competition),
-    }
-    return render(request, "puzzles/answer_key.html", context)
+
+    def page(form: AmendmentForm | None = None, report=None) -> HttpResponse:
+        context = {
+            "competition": competition,
+            "tasks": answer_key_tasks(competition),
+            "report": report,
+            "amend_form": form,
+            "amendments": AnswerAmendment.objects.filter(
+                task__problem__competition=competition
+            ).select_related("task", "created_by")[:200],
+            "proposals": jury.proposals_pending(competition),
+        }
+        return render(request, "puzzles/answer_key.html", context)
+
+    if request.method == "GET":
+        return page()
+
+    def amend(data: dict):
+        task = Task.objects.filter(
+            problem__competition=competition, external_id=data["task"]
+        ).first()
+        if task is None:
+            raise ImportFailure(f"unknown task {data['task']!r}", field="task")
+        return services.answer_key_amend(
+            task=task,
+            item_number=data["item_number"],
+            add=data["text"] if data["action"] == "add" else None,
+            remove=data["text"] if data["action"] == "remove" else None,
+            user=request.user,
+        )
+
+    def amended(report) -> HttpResponse:
+        messages.success(request, report.lines()[0])
+        return page(report=report)
+
+    return post_rerender(request, AmendmentForm(request.POST), amend, page=page, done=amended)
 
 
 @require_POST

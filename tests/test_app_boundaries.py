@@ -222,3 +222,32 @@ def test_puzzles_imports_itself_without_a_cycle():
     graph = _module_graph(ROOT / "puzzles")
     assert "puzzles.analytics.runs" in graph["puzzles.analytics.report"]  # edges are read
     assert _cycle(graph) == []
+
+
+# --- ioleval: the shared floor imports no app (CONVENTIONS.md, pattern 10) -------------------
+
+APPS = ("puzzles", "grading")
+
+
+def _app_imports(path: Path) -> set[str]:
+    """Return the modules of an app that a file imports (strings naming an app, as
+    INSTALLED_APPS and include("grading.urls") do, are not imports)."""
+    return {m for m in _imported(path) if m.split(".")[0] in APPS}
+
+
+def test_the_app_import_check_finds_a_lazy_import(tmp_path, monkeypatch):
+    """ioleval/accounts/selectors.py imported grading.selectors (the jurors' loads)."""
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    (tmp_path / "floor.py").write_text(
+        'APPS = ["grading"]\n\ndef f():\n    from grading.selectors import juror_loads\n'
+    )
+    (tmp_path / "clean.py").write_text('URLS = "puzzles.urls"\nimport ioleval.errors\n')
+    assert "grading.selectors" in _app_imports(tmp_path / "floor.py")
+    assert _app_imports(tmp_path / "clean.py") == set()
+
+
+def test_ioleval_imports_no_app():
+    floor = [p for p in (ROOT / "ioleval").rglob("*.py") if "migrations" not in p.parts]
+    assert len(floor) > 20  # settings, accounts and management commands included
+    found = {str(p.relative_to(ROOT)): _app_imports(p) for p in floor}
+    assert {path: apps for path, apps in found.items() if apps} == {}

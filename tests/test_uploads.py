@@ -64,7 +64,7 @@ def test_outputs_past_the_limit_are_refused_on_their_page(organizer, settings):
         reverse("puzzles:import_outputs", args=["demo"]),
         {"system": "New system", "file": upload},
     )
-    assert response.status_code == 200  # the form again, with its error
+    assert response.status_code == 422  # the form again, with its error
     body = response.content.decode()
     assert "big.csv has more than 10 rows" in body
     assert "python manage.py import_outputs SLUG FILE --system NAME [--raw]" in body
@@ -163,3 +163,28 @@ def test_the_limit_counts_csv_records_and_jsonl_lines(settings):
     form = OutputsImportForm(data, files)
     assert not form.is_valid()
     assert "big.jsonl has more than 10 lines" in form.errors["file"][0]
+
+
+# --- one decoder: UTF-8, a byte-order mark dropped, an error naming file and line ----------
+
+
+def test_an_upload_is_utf8_with_its_byte_order_mark_dropped():
+    from ioleval.uploads import upload_stream, upload_text
+
+    data = '\ufeffid,pred\r\n1,"a\r\nb"\r\n'.encode()
+    assert upload_text(SimpleUploadedFile("s.csv", data)) == 'id,pred\r\n1,"a\r\nb"\r\n'
+    rows = list(csv.reader(upload_stream(SimpleUploadedFile("s.csv", data))))
+    assert rows == [["id", "pred"], ["1", "a\r\nb"]]  # the quoted line end kept as it was
+
+
+def test_text_not_utf8_is_refused_naming_the_file_and_line():
+    from grading.errors import GradingError
+    from ioleval.errors import ImportFailure
+    from ioleval.uploads import text_decode, upload_text
+
+    with pytest.raises(ImportFailure) as caught:
+        upload_text(SimpleUploadedFile("latin.csv", "a\nb\ncafé\n".encode("latin-1")))
+    assert str(caught.value) == "latin.csv, line 3: not UTF-8 text"
+    with pytest.raises(GradingError) as caught:  # the caller's own error type
+        text_decode(b"\xff", file="rubric.json", error=GradingError)
+    assert str(caught.value) == "rubric.json, line 1: not UTF-8 text"

@@ -11,7 +11,7 @@ from decimal import Decimal
 from django.urls import reverse
 from django.utils import timezone
 
-from ioleval.wording import p_method_text
+from ioleval.wording import p_method_text, plural
 from puzzles.models import Competition
 
 from . import charts, model
@@ -38,7 +38,7 @@ from .stats import (
     placements,
     spread,
 )
-from .wording import plural, ranges_sentence
+from .wording import ranges_sentence
 
 DIVERGENT_PAPERS = 10  # the most divergent papers listed
 SEED = 2026

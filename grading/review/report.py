@@ -7,8 +7,8 @@ System names are untrusted text: the template escapes them; only the charts' SVG
 grading.review.charts builds from escaped labels, is marked safe, and the challenge analytics
 part, which puzzles.analytics.report_pdf renders through an autoescaping template.
 
-`review_table` gives one table as a header and rows, `review_table_csv`/`review_table_xlsx`
-write it through ioleval.spreadsheet (formulas neutralized). While the review is provisional
+`review_table` gives one table as a header and rows, which the export writes through
+ioleval.tables (formulas neutralized by ioleval.spreadsheet). While the review is provisional
 every table has `provisional` = "yes" in its last column and its file name ends in
 `-provisional`.
 """
@@ -20,8 +20,6 @@ from collections.abc import Callable
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import SafeString
-
-from ioleval.spreadsheet import csv_text, xlsx_bytes
 
 from ..pdf import render_pdf
 from .model import Review, ReviewCharts
@@ -179,7 +177,6 @@ TABLES: dict[str, tuple[str, Callable[[Review], tuple[list[str], list[list]]]]] 
     "criterion-difficulty": ("Criterion difficulty", _criteria),
     "agreement": ("Juror agreement per problem", _agreement),
 }
-EXPORT_FORMATS = ("csv", "xlsx")
 
 
 def review_table(review: Review, name: str) -> tuple[list[str], list[list]]:
@@ -194,18 +191,13 @@ def review_table(review: Review, name: str) -> tuple[list[str], list[list]]:
     return header, rows
 
 
-def review_table_filename(review: Review, name: str, fmt: str) -> str:
+def review_table_filename(review: Review, name: str) -> str:
+    """Return the table's file name, without its extension."""
     provisional = "-provisional" if review.provisional else ""
-    return f"{review.slug}-review-{name}{provisional}.{fmt}"
+    return f"{review.slug}-review-{name}{provisional}"
 
 
-def review_table_csv(review: Review, name: str) -> str:
-    header, rows = review_table(review, name)
-    return csv_text(header, rows)
-
-
-def review_table_xlsx(review: Review, name: str) -> bytes:
-    header, rows = review_table(review, name)
+def review_table_title(review: Review, name: str) -> str:
+    """Return the table's sheet title."""
     # Sheet titles stop at 31 characters: the mark goes first so that it stays.
-    title = ("Provisional " if review.provisional else "") + TABLES[name][0]
-    return xlsx_bytes(header, rows, title=title, freeze_panes="A2")
+    return ("Provisional " if review.provisional else "") + TABLES[name][0]

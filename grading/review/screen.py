@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ioleval.spreadsheet import csv_text, xlsx_bytes
 from puzzles.models import Competition, Output, Task
 
 from ..models import Paper
@@ -181,11 +180,6 @@ def _export_rows(rows: Sequence[ExplanationRow]) -> list[list[object]]:
     return table
 
 
-def explanation_screen_csv(rows: Sequence[ExplanationRow]) -> str:
-    """Return the screen's table as CSV (text neutralized against formulas)."""
-    return csv_text(EXPORT_HEADER, _export_rows(rows))
-
-
-def explanation_screen_xlsx(rows: Sequence[ExplanationRow]) -> bytes:
-    """Return the screen's table as an XLSX workbook (text never a formula)."""
-    return xlsx_bytes(EXPORT_HEADER, _export_rows(rows), title="explanations", freeze_panes="B2")
+def explanation_screen_table(rows: Sequence[ExplanationRow]) -> tuple[list[str], list[list]]:
+    """Return the screen's export: its header and one row per system."""
+    return list(EXPORT_HEADER), _export_rows(rows)

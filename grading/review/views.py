@@ -12,9 +12,10 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from ioleval.http import XLSX, HtmxHttpRequest, attachment
+from ioleval.http import HtmxHttpRequest, attachment
 from ioleval.progress import poll_response
 from ioleval.roles import CHAIR, ORGANIZER, has_role, role_required
+from ioleval.tables import table_response
 from puzzles.models import Competition
 
 from .. import access
@@ -23,14 +24,12 @@ from .cache import CACHE_SECONDS, review_cache, review_cached, review_charts_of,
 from .model import CHARTS, Review
 from .refresh import STALLED_SECONDS, ReviewState, review_state
 from .report import (
-    EXPORT_FORMATS,
     TABLES,
     review_pdf,
     review_pdf_filename,
     review_table,
-    review_table_csv,
     review_table_filename,
-    review_table_xlsx,
+    review_table_title,
 )
 
 review_roles = role_required(CHAIR, ORGANIZER)
@@ -195,13 +194,17 @@ def review_report_pdf(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 def review_table_export(request: HtmxHttpRequest, slug: str, table: str, fmt: str) -> HttpResponse:
     """One of the review's tables (report.TABLES) as CSV or XLSX; any other name is a 404."""
     competition = access.review_competition(request.user, slug)
-    if table not in TABLES or fmt not in EXPORT_FORMATS:
-        raise Http404(f"tables: {', '.join(TABLES)}; formats: {', '.join(EXPORT_FORMATS)}")
+    if table not in TABLES:
+        raise Http404(f"tables: {', '.join(TABLES)}")
     review = review_cached(competition=competition, with_charts=False).review
     header, rows = review_table(review, table)
     names = review_shows_pairs(review, f"table:{table}")
     _shown(request, competition, names, f"the result review's table {table}")
-    name = review_table_filename(review, table, fmt)
-    if fmt == "csv":
-        return attachment(review_table_csv(review, table), name, "text/csv; charset=utf-8")
-    return attachment(review_table_xlsx(review, table), name, XLSX)
+    return table_response(
+        header,
+        rows,
+        fmt,
+        name=review_table_filename(review, table),
+        title=review_table_title(review, table),
+        freeze_panes="A2",
+    )

@@ -123,8 +123,3 @@ def ranges_sentence(
     elif auto is None:
         sentence += "; the automatic range needs at least two automatic scores"
     return sentence + "."
-
-
-def plural(n: int, word: str) -> str:
-    """Return '1 cell', '2 cells'."""
-    return f"{n} {word}{'' if n == 1 else 's'}"

@@ -22,6 +22,7 @@ from typing import TextIO
 
 from django.db import transaction
 
+from ioleval.cells import shown
 from puzzles.errors import ImportFailure
 from puzzles.models import Competition, Problem
 from puzzles.tabular import csv_rows
@@ -77,14 +78,13 @@ def points_value(text: str | None, *, upper: Decimal, what: str, **where) -> Dec
     raw = (text or "").strip()
     if not raw:
         raise GradingError(f"{what} are required", **where)
-    shown = raw if len(raw) <= 20 else raw[:20] + "…"
     if not _NUMBER.fullmatch(raw) or len(raw) > 20:
-        raise GradingError(f"{shown!r} is not a number", **where)
+        raise GradingError(f"{shown(raw)!r} is not a number", **where)
     value = Decimal(raw.replace(",", "."))
     if value < 0 or value > upper:
-        raise GradingError(f"{what} {shown} are outside 0..{points_text(upper)}", **where)
+        raise GradingError(f"{what} {shown(raw)} are outside 0..{points_text(upper)}", **where)
     if value != value.quantize(CENTS):
-        raise GradingError(f"{what} {shown} have more than 2 decimals", **where)
+        raise GradingError(f"{what} {shown(raw)} have more than 2 decimals", **where)
     return value.quantize(CENTS)
 
 
@@ -207,8 +207,7 @@ def _columns(form: str) -> tuple[str, ...]:
 def _criterion(row, problems, criteria, by_code, where) -> tuple[Problem, Criterion]:
     raw = row["problem"].strip()
     if not raw.isascii() or not raw.isdigit() or len(raw) > 6:
-        shown = raw if len(raw) <= 20 else raw[:20] + "…"
-        raise GradingError(f"{shown!r} is not a problem number", **where, field="problem")
+        raise GradingError(f"{shown(raw)!r} is not a problem number", **where, field="problem")
     problem = problems.get(int(raw))
     if problem is None:
         known = ", ".join(map(str, sorted(problems))) or "none"
@@ -228,9 +227,8 @@ def _criterion(row, problems, criteria, by_code, where) -> tuple[Problem, Criter
     criterion = by_code.get((problem.pk, code))
     if criterion is None:
         codes = ", ".join(c.code for c in criteria[problem.pk])
-        shown = code if len(code) <= 40 else code[:40] + "…"
         raise GradingError(
-            f"problem {problem.number} has no criterion {shown!r} (its rubric has {codes})",
+            f"problem {problem.number} has no criterion {shown(code, 40)!r} (its rubric has {codes})",
             **where,
             field="criterion",
         )

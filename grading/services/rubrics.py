@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Count
 from simple_history.utils import bulk_update_with_history
 
+from ioleval.uploads import text_decode
 from puzzles.errors import ImportFailure
 from puzzles.models import Competition, Problem, Task
 from puzzles.untrusted import json_parse
@@ -468,10 +469,7 @@ def rubrics_read(
         file = file or str(path_or_text)
         if not path_or_text.is_file():
             raise GradingError("no such file", file=file)
-        try:
-            text = path_or_text.read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise GradingError(f"not UTF-8 text (byte {exc.start})", file=file) from None
+        text = text_decode(path_or_text.read_bytes(), file=file, error=GradingError)
     else:
         text = path_or_text
     file = file or "rubric.json"

@@ -8,8 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ioleval.errors import AppError
-from ioleval.http import HtmxHttpRequest, form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect, post_rerender
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, role_required
 
 from .. import access, services
@@ -66,7 +65,6 @@ def _thread_response(
     request: HtmxHttpRequest,
     found: Thread,
     *,
-    status: int = 200,
     page: ThreadPage | None = None,
     **forms,
 ) -> HttpResponse:
@@ -78,7 +76,7 @@ def _thread_response(
         "decide_form": DecideForm(auto_id="decide_%s"),
         **forms,
     }
-    return render(request, "grading/thread.html", context, status=status)
+    return render(request, "grading/thread.html", context)
 
 
 @require_http_methods(["POST"])
@@ -88,34 +86,28 @@ def thread_post(
 ) -> HttpResponse:
     found = access.thread(request.user, code, criterion_id, action=action)
     paper, criterion, own = found.paper, found.criterion, found.own
-    if action == "comment":
 
-        def act() -> str:
-            text = form_data(CommentForm(request.POST))["text"]
-            services.comment_post(paper=paper, criterion=criterion, author=request.user, text=text)
+    # Typed text all three: refused, the page comes back with the bound form and the error
+    # beside its field, not a redirect that would wipe what was typed.
+    def act(data: dict) -> str:
+        if action == "comment":
+            services.comment_post(paper=paper, criterion=criterion, author=request.user, **data)
             return ""
+        if action == "revise":
+            services.mark_revise(assignment=own, criterion=criterion, **data)
+            return "Your mark is revised."
+        services.criterion_decide(paper=paper, criterion=criterion, chair=request.user, **data)
+        return "Decision recorded."
 
-        return post_redirect(request, act, reverse("grading:thread", args=[code, criterion.pk]))
-    # A refused revision or decision keeps what was typed: the page comes back with the
-    # bound form and the error beside its field, not a redirect that would wipe them.
-    form_class = ReviseForm if action == "revise" else DecideForm
-    form = form_class(request.POST, auto_id=f"{action}_%s")
-    if form.is_valid():
-        try:
-            if action == "revise":
-                services.mark_revise(assignment=own, criterion=criterion, **form.cleaned_data)
-                done = "Your mark is revised."
-            else:
-                services.criterion_decide(
-                    paper=paper, criterion=criterion, chair=request.user, **form.cleaned_data
-                )
-                done = "Decision recorded."
-        except AppError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-        else:
-            messages.success(request, done)
-            return redirect("grading:thread", code, criterion.pk)
-    return _thread_response(request, found, status=422, **{f"{action}_form": form})
+    form_class = {"comment": CommentForm, "revise": ReviseForm, "decide": DecideForm}[action]
+    auto_id = "id_%s" if action == "comment" else f"{action}_%s"
+    return post_rerender(
+        request,
+        form_class(request.POST, auto_id=auto_id),
+        act,
+        reverse("grading:thread", args=[code, criterion.pk]),
+        page=lambda form: _thread_response(request, found, **{f"{action}_form": form}),
+    )
 
 
 @require_POST
@@ -158,9 +150,7 @@ def _query(query: str) -> str:
     return f"?{query}" if query else ""
 
 
-def _panel(
-    request: HtmxHttpRequest, panel: DecidePanel, form: DecideForm, *, status: int = 200, **extra
-) -> HttpResponse:
+def _panel(request: HtmxHttpRequest, panel: DecidePanel, form: DecideForm, **extra) -> HttpResponse:
     """Render the sheet's decision panel for one cell (htmx)."""
     filters = SheetFilters.from_query(request.GET)
     context = {
@@ -171,7 +161,7 @@ def _panel(
         "next_query": _query(filters.query(after=f"{panel.paper.code}:{panel.criterion.pk}")),
         **extra,
     }
-    return render(request, "grading/sheet.html#panel", context, status=status)
+    return render(request, "grading/sheet.html#panel", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -188,39 +178,46 @@ def sheet_decide(
             return redirect(panel.cell.url)
         return _panel(request, panel, DecideForm(auto_id=SHEET_FORM_IDS))
     # As on the thread page: a refused decision keeps what was typed, its error tied to
-    # its field.
+    # its field: in the panel (htmx), or on the thread page without htmx.
+
+    def act(data: dict) -> str:
+        services.criterion_decide(
+            paper=panel.paper, criterion=panel.criterion, chair=request.user, **data
+        )
+        return f"Decision recorded: {code} {panel.criterion.code}."
+
     form = DecideForm(request.POST, auto_id=SHEET_FORM_IDS)
-    if form.is_valid():
-        try:
-            services.criterion_decide(
-                paper=panel.paper,
-                criterion=panel.criterion,
-                chair=request.user,
-                **form.cleaned_data,
-            )
-        except AppError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-    message = f"Decision recorded: {code} {panel.criterion.code}."
     if not request.htmx:
-        for errors in form.errors.values():
-            messages.error(request, " ".join(errors))
-        if not form.errors:
-            messages.success(request, message)
         query = _query(SheetFilters.from_query(request.GET).query())  # as it was sorted
         sheet_url = reverse("grading:sheet", args=[slug, number]) + query
-        return redirect(f"{sheet_url}#{panel.cell.dom_id}")
-    if form.errors:
-        return _panel(request, panel, form, status=422)
-    # The cell as it is now, and the caption's count of open discrepancies under the sheet's
-    # filters, which goes out of band with the row (without htmx the sheet counts again).
-    filters = SheetFilters.from_query(request.GET)
-    panel = decide_panel(cell.problem, cell.paper, criterion_id, filters=filters)
-    return _panel(
-        request,
-        panel,
-        DecideForm(auto_id=SHEET_FORM_IDS),
-        message=message,
-        open_cells=panel.open_cells,
+        return post_rerender(
+            request,
+            form,
+            act,
+            f"{sheet_url}#{panel.cell.dom_id}",
+            page=lambda form: _thread_response(
+                request,
+                access.thread(request.user, code, criterion_id, action="decide"),
+                decide_form=form,
+            ),
+        )
+
+    def decided(message: str) -> HttpResponse:
+        # The cell as it is now, and the caption's count of open discrepancies under the
+        # sheet's filters, which goes out of band with the row (without htmx the sheet
+        # counts again).
+        filters = SheetFilters.from_query(request.GET)
+        now = decide_panel(cell.problem, cell.paper, criterion_id, filters=filters)
+        return _panel(
+            request,
+            now,
+            DecideForm(auto_id=SHEET_FORM_IDS),
+            message=message,
+            open_cells=now.open_cells,
+        )
+
+    return post_rerender(
+        request, form, act, page=lambda form: _panel(request, panel, form), done=decided
     )
 
 

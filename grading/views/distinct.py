@@ -8,18 +8,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from ioleval.errors import AppError
-from ioleval.http import HtmxHttpRequest, form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, post_rerender
 
 from .. import access, services
 from ..forms import ProposalForm
 from ..selectors import distinct_page
 from .juror import juror_required
-
-
-def _refusal_key(task_id: int, item_number: int) -> str:
-    """Where a refused proposal waits in the session for the page to show it at its field."""
-    return f"grading:proposal:{task_id}:{item_number}"
 
 
 @require_GET
@@ -32,14 +26,7 @@ def distinct_answers(
 ) -> HttpResponse:
     item = access.distinct_item(request.user, problem_id, task_number, item_number)
     page = distinct_page(item, request.user)
-    refused = request.session.pop(_refusal_key(page.task.pk, page.item_number), None)
-    if refused:
-        form = ProposalForm(refused["data"])
-        form.is_valid()
-        field = refused["field"] if refused["field"] in form.fields else None
-        form.add_error(field, refused["message"])
-    else:
-        form = ProposalForm(initial={"answer": request.GET.get("answer", "")[:2000]})
+    form = ProposalForm(initial={"answer": request.GET.get("answer", "")[:2000]})
     return render(request, "grading/distinct.html", {"page": page, "form": form})
 
 
@@ -48,29 +35,25 @@ def distinct_answers(
 def proposal_create(
     request: HtmxHttpRequest, problem_id: int, task_number: int, item_number: int
 ) -> HttpResponse:
+    """Propose an accepted alternative; refused, the page again with what was typed (422)."""
     task = access.proposal_task(request.user, problem_id, task_number, item_number)
 
-    def act() -> str:
-        try:
-            data = form_data(ProposalForm(request.POST))
-            proposal = services.proposal_create(
-                juror=request.user,
-                task=task,
-                item_number=item_number,
-                answer=data["answer"],
-                reason=data["reason"],
-            )
-        except AppError as exc:
-            request.session[_refusal_key(task.pk, item_number)] = {
-                "field": exc.field,
-                "message": exc.message,
-                "data": {k: request.POST.get(k, "")[:2000] for k in ("answer", "reason")},
-            }
-            raise
+    def act(data: dict) -> str:
+        proposal = services.proposal_create(
+            juror=request.user, task=task, item_number=item_number, **data
+        )
         return (
             f"Proposed {proposal.answer!r} for assignment {task.number}, item {item_number}:"
             " an organizer will accept or reject it."
         )
 
+    def again(form: ProposalForm) -> HttpResponse:
+        item = access.distinct_item(request.user, problem_id, task_number, item_number)
+        return render(
+            request,
+            "grading/distinct.html",
+            {"page": distinct_page(item, request.user), "form": form},
+        )
+
     url = reverse("grading:distinct", args=[problem_id, task_number, item_number])
-    return post_redirect(request, act, url)
+    return post_rerender(request, ProposalForm(request.POST), act, url, page=again)

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Callable
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.errors import AppError
-from ioleval.http import XLSX, HtmxHttpRequest, Outcome, attachment, form_data, post_redirect
+from ioleval.http import (
+    HtmxHttpRequest,
+    Outcome,
+    attachment,
+    form_data,
+    post_redirect,
+    post_rerender,
+)
 from ioleval.roles import organizer_required
+from ioleval.tables import table_response
+from ioleval.uploads import upload_stream
 from puzzles.selectors import competition_get
 
 from .. import access, services
@@ -53,7 +61,13 @@ from ..selectors import (
 @require_GET
 @organizer_required
 def jury_overview(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    competition = competition_get(slug)
+    return _overview(request, competition_get(slug))
+
+
+def _overview(
+    request: HtmxHttpRequest, competition, *, tags_form: TagsConfigForm | None = None
+) -> HttpResponse:
+    """Render the jury page; a refused form with typed text comes back bound."""
     page = jury_overview_page(competition)
     context = {
         "competition": competition,
@@ -67,7 +81,7 @@ def jury_overview(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         # Two forms of the page have a field "file": distinct ids for their labels.
         "rubric_form": RubricUploadForm(auto_id="id_rubric_%s"),
         "marks_form": MarksUploadForm(auto_id="id_marks_%s"),
-        "tags_form": TagsConfigForm(initial={"names": "\n".join(page.tags)}),
+        "tags_form": tags_form or TagsConfigForm(initial={"names": "\n".join(page.tags)}),
     }
     return render(request, "grading/jury_overview.html", context)
 
@@ -317,7 +331,7 @@ def marks_upload(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         upload = data["file"]
         return services.marks_import(
             competition=competition,
-            stream=io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline=""),
+            stream=upload_stream(upload),
             file=upload.name,
             final=data["final"],
         ).lines()
@@ -329,15 +343,13 @@ def marks_upload(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @organizer_required
 def marks_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpResponse:
     competition = competition_get(slug)
-    if fmt not in ("csv", "xlsx"):
-        raise Http404("export formats: csv, xlsx")
     # Organizers are not blind by role; the record keeps it should the role be taken away.
     services.pairs_seen_record(
         user=request.user, competition=competition, source=f"the marks export ({fmt})"
     )
-    if fmt == "xlsx":
-        return attachment(services.marks_xlsx(competition), f"{competition.slug}-marks.xlsx", XLSX)
-    return attachment(services.marks_csv(competition), f"{competition.slug}-marks.csv", "text/csv")
+    header, rows = services.marks_rows(competition)
+    name = f"{competition.slug}-marks"
+    return table_response(header, rows, fmt, name=name, title="marks", freeze_panes=None)
 
 
 @require_GET
@@ -352,11 +364,15 @@ def totals(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @organizer_required
 def tags_config(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
-    form = TagsConfigForm(request.POST)
 
-    def action() -> str:
-        names = form_data(form)["names"].splitlines()
-        tags = services.tags_configure(competition=competition, names=names)
+    def action(data: dict) -> str:
+        tags = services.tags_configure(competition=competition, names=data["names"].splitlines())
         return f"{len(tags)} observation tags"
 
-    return _back(request, slug, action)
+    return post_rerender(
+        request,
+        TagsConfigForm(request.POST),
+        action,
+        reverse("grading:jury", args=[slug]),
+        page=lambda form: _overview(request, competition, tags_form=form),
+    )

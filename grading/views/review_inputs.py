@@ -5,7 +5,6 @@ Contestant data is organizer-only: chairs and jurors get 403 here.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 
 from django.core.files.uploadedfile import UploadedFile
@@ -16,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.roles import organizer_required
+from ioleval.uploads import upload_stream
 from puzzles.selectors import competition_get
 from puzzles.services import system_scores_import
 
@@ -45,8 +45,9 @@ def _upload(
 
     def act() -> list[str]:
         upload: UploadedFile = form_data(form_class(request.POST, request.FILES))["file"]
-        stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline="")
-        return importer(competition=competition, stream=stream, file=upload.name).lines()
+        return importer(
+            competition=competition, stream=upload_stream(upload), file=upload.name
+        ).lines()
 
     return post_redirect(request, act, reverse("grading:review_inputs", args=[slug]))
 

@@ -5,20 +5,20 @@ It names systems, so chairs and jurors get 403.
 
 from __future__ import annotations
 
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from ioleval.http import XLSX, HtmxHttpRequest, attachment
+from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
+from ioleval.tables import table_response
 from puzzles.selectors import competition_get
 
 from ..review.screen import (
     KINDS,
     explanation_rows_sorted,
-    explanation_screen_csv,
     explanation_screen_rows,
-    explanation_screen_xlsx,
+    explanation_screen_table,
     sort_key_parse,
 )
 
@@ -45,12 +45,9 @@ def explanations_export(request: HtmxHttpRequest, slug: str, fmt: str) -> HttpRe
     competition = competition_get(slug)
     sort = sort_key_parse(request.GET.get("sort"))
     rows = explanation_rows_sorted(explanation_screen_rows(competition), sort)
+    header, body = explanation_screen_table(rows)
     name = f"{competition.slug}-explanations"
-    if fmt == "csv":
-        return attachment(explanation_screen_csv(rows), f"{name}.csv", "text/csv")
-    if fmt == "xlsx":
-        return attachment(explanation_screen_xlsx(rows), f"{name}.xlsx", XLSX)
-    raise Http404("export formats: csv, xlsx")
+    return table_response(header, body, fmt, name=name, title="explanations")
 
 
 def _columns(sort: str) -> list[dict]:

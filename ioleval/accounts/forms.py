@@ -5,13 +5,15 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 
-from .services import ROLE_GROUPS
+from .services import ROLE_GROUPS, field_length
 
 
 class AccountForm(forms.Form):
-    username = forms.CharField(max_length=150)
-    name = forms.CharField(max_length=150, required=False)
-    email = forms.EmailField(required=False)
+    """A new account; its lengths are the user model's (services.field_length)."""
+
+    username = forms.CharField(max_length=field_length("username"))
+    name = forms.CharField(max_length=field_length("name"), required=False)
+    email = forms.EmailField(max_length=field_length("email"), required=False)
     role = forms.ChoiceField(choices=[(r, r) for r in ROLE_GROUPS], initial="juror")
 
 

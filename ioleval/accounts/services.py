@@ -26,9 +26,9 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from puzzles.errors import ImportFailure
-
+from ..errors import AppError
 from ..roles import CHAIR, JUROR, ORGANIZER
+from ..uploads import text_decode
 
 # The groups each role of the CSV gives: a chair also grades (as ChairFactory in the tests).
 ROLE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -37,9 +37,16 @@ ROLE_GROUPS: dict[str, tuple[str, ...]] = {
     ORGANIZER: (ORGANIZER,),
 }
 COLUMNS = ("username", "name", "email", "role")
+# Where each column is stored: its length is the user model's, checked here for the CSV.
+MODEL_FIELDS = {"username": "username", "name": "first_name", "email": "email"}
 
 
-class AccountError(ImportFailure):
+def field_length(column: str) -> int:
+    """Return the most characters the user model stores for a column of the CSV."""
+    return get_user_model()._meta.get_field(MODEL_FIELDS[column]).max_length
+
+
+class AccountError(AppError):
     """An account action that is not valid or not allowed; nothing was changed."""
 
 
@@ -68,8 +75,7 @@ def account_check(*, username: str, name: str, email: str, role: str) -> Account
         _control_check(text, field=field)
     if not username:
         raise AccountError("the username is blank", field="username")
-    if len(username) > 150:
-        raise AccountError("the username is longer than 150 characters", field="username")
+    _length_check(username, field="username")
     try:
         UnicodeUsernameValidator()(username)
     except ValidationError:
@@ -77,10 +83,8 @@ def account_check(*, username: str, name: str, email: str, role: str) -> Account
             f"{username!r} is not a valid username (letters, digits and @ . + - _ only)",
             field="username",
         ) from None
-    if len(name) > 150:
-        raise AccountError("the name is longer than 150 characters", field="name")
-    if len(email) > 254:
-        raise AccountError("the email address is longer than 254 characters", field="email")
+    _length_check(name, field="name")
+    _length_check(email, field="email")
     if email:
         try:
             validate_email(email)
@@ -89,6 +93,14 @@ def account_check(*, username: str, name: str, email: str, role: str) -> Account
     if role not in ROLE_GROUPS:
         raise AccountError(f"unknown role {role!r} (known: {', '.join(ROLE_GROUPS)})", field="role")
     return AccountSpec(username=username, name=name, email=email, role=role)
+
+
+def _length_check(text: str, *, field: str) -> None:
+    """Refuse a text longer than the user model stores."""
+    limit = field_length(field)
+    if len(text) > limit:
+        what = "email address" if field == "email" else field
+        raise AccountError(f"the {what} is longer than {limit} characters", field=field)
 
 
 def _control_check(text: str, *, field: str) -> None:
@@ -146,11 +158,7 @@ def account_create(*, username: str, name: str, email: str, role: str):
 def accounts_read(data: bytes, *, file: str) -> list[AccountSpec]:
     """Read a CSV of username,name,email,role rows (UTF-8), or raise AccountError with line
     and field; the one reader of the command (create_jurors) and of the Accounts page."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise AccountError("not UTF-8 text", file=file, line=line) from None
+    text = text_decode(data, file=file, error=AccountError)
     reader = csv.reader(io.StringIO(text, newline=""))
     start = 1  # the line the row being read starts on: a quoted cell may span lines
     try:

@@ -6,18 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from ioleval.http import HtmxHttpRequest
-
-from ..errors import AppError
-from ..http import form_data, post_redirect
+from ..http import HtmxHttpRequest, form_data, post_redirect, post_rerender
 from ..roles import organizer_required
 from . import services
 from .forms import AccountActionForm, AccountForm, AccountsUploadForm
@@ -48,7 +44,6 @@ def _page(
     *,
     new_links: NewLinks | None = None,
     account_form: AccountForm | None = None,
-    status: int = 200,
 ) -> HttpResponse:
     context = {
         "page": accounts_page(),
@@ -56,18 +51,18 @@ def _page(
         "upload_form": AccountsUploadForm(),
         "new_links": new_links,
     }
-    return render(request, "accounts/accounts.html", context, status=status)
+    return render(request, "accounts/accounts.html", context)
 
 
 def _links_or_refusal(request: HtmxHttpRequest, action: Callable[[], NewLinks]) -> HttpResponse:
     """Show the links a file or button action made on the page itself, or its refusal as a
     message on the accounts list (post/redirect/get)."""
-    try:
-        new_links = action()
-    except AppError as exc:
-        messages.error(request, exc.for_page)
-        return redirect("accounts:list")
-    return _page(request, new_links=new_links)
+    return post_redirect(
+        request,
+        action,
+        reverse("accounts:list"),
+        done=lambda new_links: _page(request, new_links=new_links),
+    )
 
 
 @require_GET
@@ -81,17 +76,17 @@ def account_list(request: HtmxHttpRequest) -> HttpResponse:
 @never_cache  # the response carries a set-password link: never keep a copy
 @organizer_required
 def account_create(request: HtmxHttpRequest) -> HttpResponse:
-    form = AccountForm(request.POST)
-    if form.is_valid():
-        try:
-            user = services.account_create(**form.cleaned_data)
-        except AppError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-    if form.errors:  # typed text: the form again, with its error on its field
-        return _page(request, account_form=form, status=422)
-    link = services.password_link(user, request=request)
-    return _page(
-        request, new_links=NewLinks(f"Account {user.username} created.", [(user.username, link)])
+    def action(data: dict) -> NewLinks:
+        user = services.account_create(**data)
+        link = services.password_link(user, request=request)
+        return NewLinks(f"Account {user.username} created.", [(user.username, link)])
+
+    return post_rerender(
+        request,
+        AccountForm(request.POST),
+        action,
+        page=lambda form: _page(request, account_form=form),
+        done=lambda new_links: _page(request, new_links=new_links),
     )
 
 

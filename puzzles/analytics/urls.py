@@ -14,7 +14,7 @@ urlpatterns: list = [
         name="analytics_runs_chart",
     ),
     path(
-        "c/<slug:slug>/analytics/runs.<str:fmt>",
+        "c/<slug:slug>/analytics/runs.<fmt:fmt>",
         runs.runs_export,
         name="analytics_runs_export",
     ),
@@ -26,7 +26,7 @@ urlpatterns: list = [
         name="analytics_tiers_chart",
     ),
     path(
-        "c/<slug:slug>/analytics/tiers.<str:fmt>",
+        "c/<slug:slug>/analytics/tiers.<fmt:fmt>",
         tiers.tiers_export,
         name="analytics_tiers_export",
     ),
@@ -38,7 +38,7 @@ urlpatterns: list = [
         name="analytics_formats_chart",
     ),
     path(
-        "c/<slug:slug>/analytics/formats.<str:fmt>",
+        "c/<slug:slug>/analytics/formats.<fmt:fmt>",
         formats.formats_export,
         name="analytics_formats_export",
     ),
@@ -61,7 +61,7 @@ urlpatterns: list = [
         name="analytics_oracle_chart",
     ),
     path(
-        "c/<slug:slug>/analytics/oracle.<str:fmt>",
+        "c/<slug:slug>/analytics/oracle.<fmt:fmt>",
         oracle.oracle_export,
         name="analytics_oracle_export",
     ),
@@ -78,7 +78,7 @@ urlpatterns: list = [
         name="analytics_techniques_chart",
     ),
     path(
-        "c/<slug:slug>/analytics/techniques.<str:fmt>",
+        "c/<slug:slug>/analytics/techniques.<fmt:fmt>",
         techniques.techniques_export,
         name="analytics_techniques_export",
     ),
@@ -90,7 +90,7 @@ urlpatterns: list = [
         name="analytics_probes_chart",
     ),
     path(
-        "c/<slug:slug>/analytics/probes.<str:fmt>",
+        "c/<slug:slug>/analytics/probes.<fmt:fmt>",
         probes.probes_export,
         name="analytics_probes_export",
     ),
@@ -102,7 +102,7 @@ urlpatterns: list = [
         name="analytics_ablations_chart",
     ),
     path(
-        "c/<slug:slug>/analytics/ablations.<str:fmt>",
+        "c/<slug:slug>/analytics/ablations.<fmt:fmt>",
         ablations.ablations_export,
         name="analytics_ablations_export",
     ),

@@ -16,6 +16,8 @@ from typing import TextIO
 from django.db import transaction
 from django.utils import timezone
 
+from ioleval.cells import shown
+
 from ..errors import ImportFailure
 from ..models import Competition, ExternalScore, Output, Problem, System
 from ..tabular import csv_rows, pandas_reads_missing
@@ -75,15 +77,16 @@ def fraction_parse(text: str | None, *, required: bool, **where) -> float | None
         if required:
             raise ImportFailure("a figure (0-1) is required", **where)
         return None
-    shown = raw if len(raw) <= 20 else raw[:20] + "…"
     if raw.endswith("%"):
-        raise ImportFailure(f"{shown!r} is a percentage; give the figure on the 0-1 scale", **where)
+        raise ImportFailure(
+            f"{shown(raw)!r} is a percentage; give the figure on the 0-1 scale", **where
+        )
     if not _NUMBER.fullmatch(raw):
-        raise ImportFailure(f"{shown!r} is not a number", **where)
+        raise ImportFailure(f"{shown(raw)!r} is not a number", **where)
     value = float(raw)
     if not math.isfinite(value) or value < 0 or value > 1:
         hint = " (it looks like a percentage: divide by 100)" if 1 < value <= 100 else ""
-        raise ImportFailure(f"{shown} is outside 0..1{hint}", **where)
+        raise ImportFailure(f"{shown(raw)} is outside 0..1{hint}", **where)
     return value
 
 
@@ -130,8 +133,7 @@ def _problem(text: str | None, problems: dict[int, Problem], **where) -> Problem
     if not raw:
         return None
     if not raw.isascii() or not raw.isdigit() or len(raw) > 6:
-        shown = raw if len(raw) <= 20 else raw[:20] + "…"
-        raise ImportFailure(f"{shown!r} is not a problem number", **where, field="problem")
+        raise ImportFailure(f"{shown(raw)!r} is not a problem number", **where, field="problem")
     number = int(raw)
     if number not in problems:
         known = ", ".join(map(str, sorted(problems))) or "none"

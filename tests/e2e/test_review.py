@@ -71,7 +71,8 @@ def graded(db):
 
 
 def _juror_urls(live_server) -> list[str]:
-    from grading.review.report import EXPORT_FORMATS, TABLES
+    from grading.review.report import TABLES
+    from ioleval.tables import FORMATS
 
     base = f"{live_server.url}/c/{SLUG}"
     return [
@@ -81,7 +82,7 @@ def _juror_urls(live_server) -> list[str]:
         f"{base}/review/inputs/",
         f"{base}/review/explanations/",
         f"{base}/review/explanations.csv",
-        *(f"{base}/review/{table}.{fmt}" for table in TABLES for fmt in EXPORT_FORMATS),
+        *(f"{base}/review/{table}.{fmt}" for table in TABLES for fmt in FORMATS),
     ]
 
 

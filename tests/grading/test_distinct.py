@@ -137,7 +137,8 @@ def test_refused_proposals_write_nothing_and_say_why_at_the_field(
 ):
     client.force_login(scene.juror)
     reason = "" if field == "reason" else "a known variant"
-    response = client.post(_propose_url(scene), {"answer": answer, "reason": reason}, follow=True)
+    response = client.post(_propose_url(scene), {"answer": answer, "reason": reason})
+    assert response.status_code == 422  # the page again, as typed: no redirect
     assert not AnswerProposal.objects.exists()
     html = response.content.decode()
     assert message in html

@@ -79,23 +79,22 @@ def test_emptying_a_language_name_brings_back_the_iso_name(organizer_client, nam
 
 
 @pytest.mark.parametrize(
-    "changes,words",
+    "changes,field,words",
     [
-        ({"name": "   "}, "competition name: This field is required."),
-        ({"title_1": "x" * 201}, "problem 1 title: Ensure this value has at most 200"),
-        (
-            {"language_name_2": "y" * 121},
-            "problem 2 language name: Ensure this value has at most 120",
-        ),
+        ({"name": "   "}, "name", "This field is required."),
+        ({"title_1": "x" * 201}, "title_1", "Ensure this value has at most 200"),
+        ({"language_name_2": "y" * 121}, "language_name_2", "Ensure this value has at most 120"),
     ],
 )
-def test_invalid_names_are_refused_with_a_message_and_change_nothing(
-    organizer_client, named, changes, words
+def test_invalid_names_come_back_as_typed_with_the_error_and_change_nothing(
+    organizer_client, named, changes, field, words
 ):
-    response = _post(organizer_client, _form(**changes))
-    assert response.status_code == 302
-    (message,) = _messages(response)
-    assert message.startswith("Names not saved:") and words in message
+    typed = _form(**changes) | {"title_2": "Typed, not saved"}
+    response = _post(organizer_client, typed)
+    assert response.status_code == 422  # the page again, nothing typed lost
+    form = response.context["names_form"]
+    assert words in " ".join(form.errors[field])
+    assert 'value="Typed, not saved"' in response.content.decode()
     assert Competition.objects.get(slug="round").name == "round"
     assert set(Problem.objects.values_list("title", flat=True)) == {""}
 

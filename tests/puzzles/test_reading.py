@@ -240,7 +240,7 @@ def test_the_upload_page_refuses_a_duplicate_saying_what_the_competition_did(
     response = organizer_client.post(
         reverse("puzzles:import_outputs", args=[SLUG]), {"system": "Paged", "file": upload}
     )
-    assert response.status_code == 200
+    assert response.status_code == 422
     body = response.content.decode()
     assert "dup.csv, line 3, field &#x27;id&#x27;" in body
     assert "the competition scored only the last row with this id (line 3)" in body

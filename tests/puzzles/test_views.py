@@ -91,12 +91,8 @@ def test_leaderboard_exports_csv_and_xlsx(organizer_client, demo_competition):
     sheet = load_workbook(io.BytesIO(response.content)).active
     assert sheet.cell(1, 1).value == "rank"
     assert sheet.max_row == len(rows) + 1
-    assert (
-        organizer_client.get(
-            reverse("puzzles:leaderboard_export", args=["demo", "exe"])
-        ).status_code
-        == 404
-    )
+    url = reverse("puzzles:leaderboard_export", args=["demo", "csv"])
+    assert organizer_client.get(url.replace(".csv", ".exe")).status_code == 404
 
 
 def test_public_board_is_unpublished_by_default(client, organizer_client, demo_competition):
@@ -146,7 +142,8 @@ def test_upload_bad_csv_shows_error_and_writes_nothing(organizer_client, demo_co
     response = organizer_client.post(
         reverse("puzzles:import_outputs", args=["demo"]), {"system": "Broken", "file": upload}
     )
-    assert response.status_code == 200
+    assert response.status_code == 422  # the form again, the system name as typed
+    assert 'value="Broken"' in response.content.decode()
     assert "bad.csv, line 1, field &#x27;pred&#x27;" in response.content.decode()
     assert Output.objects.count() == before
     assert not System.objects.filter(name="Broken").exists()
@@ -262,3 +259,17 @@ def test_rescore_button_runs_the_task(organizer_client, demo_competition):
     assert "rescored" in response.content.decode()
     assert all(o.scores for o in Output.objects.filter(system__competition=demo_competition))
     assert organizer_client.get(url).status_code == 405
+
+
+def test_a_refused_amendment_comes_back_as_typed_in_its_items_form(
+    organizer_client, demo_competition
+):
+    url = reverse("puzzles:answer_key", args=["demo"])
+    data = {"task": "12026010100", "item_number": 1, "action": "remove", "text": "not in key"}
+    response = organizer_client.post(url, data)
+    assert response.status_code == 422
+    assert not AnswerAmendment.objects.exists()
+    body = response.content.decode()
+    assert 'value="not in key" aria-invalid="true" aria-describedby="amend-error"' in body
+    assert body.count('value="remove" selected') == 1
+    assert '<p class="error" id="amend-error" role="alert"><strong>Not amended:</strong>' in body

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from ioleval.wording import plural
+
 from ..stats import (
     DiscrepancyRate,
     Icc,
@@ -196,12 +198,12 @@ def _notes(
     notes.append("Figures use the marks as the jurors submitted them, before discussion.")
     if without_maximum:
         notes.append(
-            f"{_plural(len(without_maximum), 'criterion')} with a maximum of 0 "
+            f"{plural(len(without_maximum), 'criterion', 'criteria')} with a maximum of 0 "
             f"({', '.join(without_maximum)}) left out of the problem's figures."
         )
     if revised:
         notes.append(
-            f"{_plural(revised, 'submitted mark')} {'was' if revised == 1 else 'were'} "
+            f"{plural(revised, 'submitted mark')} {'was' if revised == 1 else 'were'} "
             f"revised since and {'counts' if revised == 1 else 'count'} here as first submitted."
         )
     if k:
@@ -209,21 +211,16 @@ def _notes(
             f"ICC(A,{k}) and ICC(A,1) pair each paper's first, second{', ...' if k > 2 else ''} "
             "juror to submit (the juror slots), whoever they are"
             + (
-                f"; {_plural(icc.left_out, 'cell')} with fewer marks left out"
+                f"; {plural(icc.left_out, 'cell')} with fewer marks left out"
                 if icc.left_out
                 else ""
             )
-            + (f"; {_plural(extra, 'further mark')} beyond slot {k} not used" if extra else "")
+            + (f"; {plural(extra, 'further mark')} beyond slot {k} not used" if extra else "")
             + "."
         )
     if unmarked:
-        notes.append(f"{_plural(unmarked, 'cell')} without any submitted mark yet.")
+        notes.append(f"{plural(unmarked, 'cell')} without any submitted mark yet.")
     return _join(notes)
-
-
-def _plural(n: int, word: str) -> str:
-    many = word[:-2] + "a" if word.endswith("ion") else word + "s"  # criterion -> criteria
-    return f"{n} {word if n == 1 else many}"
 
 
 def _join(notes: Iterable[str | None]) -> str | None:

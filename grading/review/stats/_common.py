@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ioleval.wording import plural
+
 Interval = tuple[float, float]
 
 # Bootstrap resamples are drawn in blocks so that a large problem (thousands of units) never
@@ -37,11 +39,6 @@ def fmt(value: float) -> str:
     if abs(value * 10 - round(value * 10)) < 1e-9:
         return f"{value:.1f}"
     return f"{value:.2f}"
-
-
-def plural(count: int, one: str, many: str | None = None) -> str:
-    """Return '1 thing' or '3 things' (many defaults to one + 's')."""
-    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def join_notes(notes: Iterable[str]) -> str | None:

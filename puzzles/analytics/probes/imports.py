@@ -13,15 +13,15 @@ from typing import TextIO
 
 from django.db import transaction
 
+from ioleval.cells import boolean
+
 from ...errors import ImportFailure
 from ...models import Competition, ProbeResult, Problem, System
 from ...tabular import csv_rows
-from ..cells import natural, shown
+from ..cells import natural
 from ..models import ITEM_MAX, LANGUAGE_MAX, MODEL_MAX, PROBE_TYPE_MAX
 
 PROBE_COLUMNS = ("model", "problem", "probe_type", "item", "correct")
-TRUE = frozenset({"1", "true", "yes"})
-FALSE = frozenset({"0", "false", "no"})
 _MAX = {"model": MODEL_MAX, "probe_type": PROBE_TYPE_MAX, "item": ITEM_MAX}
 
 
@@ -54,7 +54,7 @@ def probes_import(*, competition: Competition, stream: TextIO, file: str) -> Pro
         where = {"file": file, "line": line}
         model, probe_type, item = (_text(row, k, **where) for k in ("model", "probe_type", "item"))
         problem, language = _subject(row["problem"], problems, **where)
-        correct = _boolean(row["correct"], **where)
+        correct = boolean(row["correct"], field="correct", **where)
         key = (model, problem.number if problem else None, language, probe_type, item)
         if key in rows:
             raise ImportFailure(
@@ -130,16 +130,3 @@ def _subject(text: str | None, problems: dict[int, Problem], **where) -> tuple[P
             f"a language label is at most {LANGUAGE_MAX} characters", **where, field="problem"
         )
     return None, raw
-
-
-def _boolean(text: str | None, **where) -> bool:
-    value = (text or "").strip().lower()
-    if value in TRUE:
-        return True
-    if value in FALSE:
-        return False
-    raise ImportFailure(
-        f"{shown(text)!r} is not a boolean (use 1/0, true/false or yes/no)",
-        **where,
-        field="correct",
-    )

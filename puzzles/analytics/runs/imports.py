@@ -27,13 +27,12 @@ transaction.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TextIO
 
 from django.db import transaction
 
+from ioleval.cells import boolean, moment, number
 from ioleval.errors import AppError
 
 from ...errors import ImportFailure
@@ -47,8 +46,6 @@ from ..techniques import tags_add, technique_name, techniques_prune
 
 RUN_COLUMNS = ("team", "run", "submitted_at", "status", "failure", "public", "private", "selected")
 OPTIONAL_COLUMNS = ("submission_id", "condition", "seed", "techniques")
-TRUE = frozenset({"1", "true", "yes"})
-FALSE = frozenset({"0", "false", "no", ""})
 _FAMILIES = {
     **{value: value for value in Run.Failure.values},
     **{str(label).lower(): value for value, label in Run.Failure.choices},
@@ -187,15 +184,15 @@ def _rows(
             )
         status = _status(row["status"], **where)
         failure = _failure(row["failure"], status, **where)
-        public = _number(row["public"], "public", **where)
-        private = _number(row["private"], "private", **where)
+        public = number(row["public"], field="public", **where)
+        private = number(row["private"], field="private", **where)
         if status == Run.Status.SCORED and public is None:
             raise ImportFailure("a scored run needs its public score", **where, field="public")
         if status == Run.Status.FAILED:
             for name, value in (("public", public), ("private", private)):
                 if value is not None:
                     raise ImportFailure(f"a failed run has no {name} score", **where, field=name)
-        chosen = _boolean(row["selected"], **where)
+        chosen = boolean(row["selected"], field="selected", empty=False, **where)
         if chosen and condition:
             raise ImportFailure(
                 "an ablation run is never on the private board: leave selected empty or 0",
@@ -227,7 +224,7 @@ def _rows(
                 system=system,
                 run_index=index,
                 submission_id=submission_id,
-                submitted_at=_moment(row["submitted_at"], **where),
+                submitted_at=moment(row["submitted_at"], field="submitted_at", **where),
                 status=status,
                 failure=failure,
                 public_score=public,
@@ -322,42 +319,3 @@ def _failure(text: str | None, status: str, **where) -> str:
             field="failure",
         )
     return _FAMILIES[value]
-
-
-def _number(text: str | None, field: str, **where) -> float | None:
-    raw = (text or "").strip()
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        raise ImportFailure(f"{shown(raw)!r} is not a number", **where, field=field)
-    return value
-
-
-def _moment(text: str | None, **where) -> datetime:
-    raw = (text or "").strip()
-    try:
-        value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        raise ImportFailure(
-            f"{shown(raw)!r} is not an ISO 8601 date and time (e.g. 2026-03-01T14:05:00Z)",
-            **where,
-            field="submitted_at",
-        ) from None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def _boolean(text: str | None, **where) -> bool:
-    value = (text or "").strip().lower()
-    if value in TRUE:
-        return True
-    if value in FALSE:
-        return False
-    raise ImportFailure(
-        f"{shown(text)!r} is not a boolean (use 1/0, true/false or yes/no)",
-        **where,
-        field="selected",
-    )

@@ -3,17 +3,17 @@ XLSX, and take a CSV upload that replaces what the page shows."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 
 from django import forms
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 
-from ioleval.http import XLSX, HtmxHttpRequest, attachment, form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, form_data, post_redirect
+from ioleval.tables import table_response
+from ioleval.uploads import upload_stream
 
-from ..exports import table_file
+__all__ = ["csv_upload", "svg_response", "table_response"]
 
-EXPORT_FORMATS = ("csv", "xlsx")
 SVG = "image/svg+xml"
 
 
@@ -22,17 +22,6 @@ def svg_response(svg: str) -> HttpResponse:
     response = HttpResponse(svg, content_type=SVG)
     response["Cache-Control"] = "private, no-cache"
     return response
-
-
-def table_response(
-    header: list[str], rows: list[list[object]], fmt: str, *, name: str, title: str
-) -> HttpResponse:
-    """The table as a CSV or XLSX download named `name`.<fmt>; any other format is a 404."""
-    if fmt not in EXPORT_FORMATS:
-        raise Http404(f"formats: {', '.join(EXPORT_FORMATS)}")
-    content = table_file(header, rows, fmt, title=title)
-    kind = XLSX if fmt == "xlsx" else "text/csv; charset=utf-8"
-    return attachment(content, f"{name}.{fmt}", kind)
 
 
 def csv_upload(
@@ -51,7 +40,7 @@ def csv_upload(
     def act() -> list[str]:
         options = dict(form_data(form))
         upload = options.pop("file")
-        stream = io.TextIOWrapper(upload.file, encoding="utf-8-sig", newline="")
+        stream = upload_stream(upload)
         return importer(stream=stream, file=upload.name, **options, **kwargs).lines()
 
     return post_redirect(request, act, to)

@@ -1,10 +1,8 @@
-"""The context lab's tables as rows for CSV and XLSX (text neutralized: ioleval.spreadsheet)."""
+"""The context lab's tables as header and rows, for their CSV and XLSX downloads (ioleval.tables)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-
-from ioleval.spreadsheet import csv_text, xlsx_bytes
 
 from .pages import CorpusPage, PuzzlePage
 
@@ -136,10 +134,3 @@ def corpus_table(page: CorpusPage) -> Table:
         for line in page.lines
     ]
     return header, rows
-
-
-def table_file(table: Table, fmt: str, *, title: str) -> bytes | str:
-    """Render a table as CSV text or XLSX bytes."""
-    if fmt == "xlsx":
-        return xlsx_bytes(*table, title=title, freeze_panes="B2")
-    return csv_text(*table)

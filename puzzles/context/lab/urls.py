@@ -6,10 +6,10 @@ from . import views
 
 urlpatterns = [
     path("context/", views.context_corpus, name="context_corpus"),
-    path("context/corpus.<str:fmt>", views.context_corpus_export, name="context_corpus_export"),
+    path("context/corpus.<fmt:fmt>", views.context_corpus_export, name="context_corpus_export"),
     path("context/p/<slug:slug>/", views.context_puzzle, name="context_puzzle"),
     path(
-        "context/p/<slug:slug>/<str:table>.<str:fmt>",
+        "context/p/<slug:slug>/<str:table>.<fmt:fmt>",
         views.context_puzzle_export,
         name="context_puzzle_export",
     ),

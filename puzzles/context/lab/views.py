@@ -10,15 +10,14 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from ioleval.http import XLSX, HtmxHttpRequest, attachment
+from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
+from ioleval.tables import table_response
 
-from .exports import PUZZLE_TABLES, corpus_table, table_file
+from .exports import PUZZLE_TABLES, corpus_table
 from .forms import AnalysisOptionsForm
 from .pages import corpus_page, puzzle_page
 from .selectors import puzzle_or_none
-
-FORMATS = {"csv": "text/csv", "xlsx": XLSX}
 
 
 def _options(request: HtmxHttpRequest) -> tuple[AnalysisOptionsForm, dict]:
@@ -26,8 +25,9 @@ def _options(request: HtmxHttpRequest) -> tuple[AnalysisOptionsForm, dict]:
     return form, form.options()
 
 
-def _download(table, fmt: str, stem: str) -> HttpResponse:
-    return attachment(table_file(table, fmt, title=stem), f"{stem}.{fmt}", FORMATS[fmt])
+def _download(table: tuple[list, list], fmt: str, stem: str) -> HttpResponse:
+    header, rows = table
+    return table_response(header, rows, fmt, name=stem, title=stem)
 
 
 @require_GET
@@ -41,8 +41,6 @@ def context_corpus(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 @organizer_required
 def context_corpus_export(request: HtmxHttpRequest, fmt: str) -> HttpResponse:
-    if fmt not in FORMATS:
-        raise Http404("export formats: csv, xlsx")
     _, options = _options(request)
     page = corpus_page(tokenizer=options["tokenizer"], chart=False)
     return _download(corpus_table(page), fmt, f"context-corpus-{page.tokenizer}")
@@ -69,8 +67,8 @@ def context_puzzle_export(
     request: HtmxHttpRequest, slug: str, table: str, fmt: str
 ) -> HttpResponse:
     puzzle = puzzle_or_none(slug)
-    if puzzle is None or table not in PUZZLE_TABLES or fmt not in FORMATS:
-        raise Http404(f"tables: {', '.join(PUZZLE_TABLES)}; formats: csv, xlsx")
+    if puzzle is None or table not in PUZZLE_TABLES:
+        raise Http404(f"tables: {', '.join(PUZZLE_TABLES)}")
     _, options = _options(request)
     page = puzzle_page(puzzle, tokenizer=options["tokenizer"], k=options["k"])
     stem = f"{puzzle.slug}-{table}-{page.tokenizer}"

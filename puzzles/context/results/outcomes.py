@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ioleval.wording import plural
 from puzzles.metrics import exact_match, normalize
 
 from ..lab.variants import CONDITIONS
@@ -264,8 +265,3 @@ def question_pairs(
 def mean(values: Sequence[float]) -> float:
     """Return the mean of a non-empty sequence."""
     return sum(values) / len(values)
-
-
-def plural(n: int, word: str) -> str:
-    """Return "1 puzzle" or "n puzzles"."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -17,7 +17,9 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats as sps
 
-from .outcomes import PuzzleRun, mean, plural, question_pairs, runs_by_model_condition
+from ioleval.wording import plural
+
+from .outcomes import PuzzleRun, mean, question_pairs, runs_by_model_condition
 
 
 @dataclass(frozen=True)

@@ -159,7 +159,6 @@ TABLES: dict[str, tuple[str, Callable[[ContextResults], Table]]] = {
     "unsolvable-but-held": ("Unsolvable but EM held", unsolvable_but_held_table),
     "valid-but-fell": ("Valid but EM fell", valid_but_fell_table),
 }
-EXPORT_FORMATS = ("csv", "xlsx")
 
 
 def result_table(results: ContextResults, name: str) -> Table:
@@ -167,6 +166,7 @@ def result_table(results: ContextResults, name: str) -> Table:
     return TABLES[name][1](results)
 
 
-def result_table_filename(results: ContextResults, name: str, fmt: str) -> str:
-    """Name the file after the table and the options its labels were made with."""
-    return f"context-{name}-seed{results.seed}-{results.tokenizer}.{fmt}"
+def result_table_filename(results: ContextResults, name: str) -> str:
+    """Name the file (without its extension) after the table and the options its labels
+    were made with."""
+    return f"context-{name}-seed{results.seed}-{results.tokenizer}"

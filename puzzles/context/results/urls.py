@@ -9,7 +9,7 @@ urlpatterns = [
     path("context/results/", views.results, name="context_results"),
     path("context/judges/", views.judges, name="context_judges"),
     path(
-        "context/results/<str:table>.<str:fmt>",
+        "context/results/<str:table>.<fmt:fmt>",
         views.results_export,
         name="context_results_export",
     ),

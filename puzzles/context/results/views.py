@@ -6,14 +6,14 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from ioleval.http import XLSX, HtmxHttpRequest, attachment
+from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
-from ioleval.spreadsheet import csv_text, xlsx_bytes
+from ioleval.tables import table_response
 
 from .forms import ResultsOptionsForm
 from .pages import context_results_page
 from .selectors import context_results
-from .tables import EXPORT_FORMATS, TABLES, result_table, result_table_filename
+from .tables import TABLES, result_table, result_table_filename
 
 
 @require_GET
@@ -40,13 +40,9 @@ def judges(request: HtmxHttpRequest) -> HttpResponse:
 @organizer_required
 def results_export(request: HtmxHttpRequest, table: str, fmt: str) -> HttpResponse:
     """One table (result_tables.TABLES) as CSV or XLSX; any other name is a 404."""
-    if table not in TABLES or fmt not in EXPORT_FORMATS:
-        raise Http404(f"tables: {', '.join(TABLES)}; formats: {', '.join(EXPORT_FORMATS)}")
+    if table not in TABLES:
+        raise Http404(f"tables: {', '.join(TABLES)}")
     found = context_results(**ResultsOptionsForm(request.GET or None).options())
     header, rows = result_table(found, table)
-    name = result_table_filename(found, table, fmt)
-    if fmt == "csv":
-        return attachment(csv_text(header, rows), name, "text/csv; charset=utf-8")
-    return attachment(
-        xlsx_bytes(header, rows, title=TABLES[table][0], freeze_panes="A2"), name, XLSX
-    )
+    name = result_table_filename(found, table)
+    return table_response(header, rows, fmt, name=name, title=TABLES[table][0], freeze_panes="A2")

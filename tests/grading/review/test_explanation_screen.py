@@ -220,8 +220,8 @@ def test_xlsx_export_keeps_text_text(organizer_client, screened):
 
 
 def test_unknown_export_format_is_404(organizer_client, screened):
-    url = reverse("grading:explanations_export", args=["screen", "json"])
-    assert organizer_client.get(url).status_code == 404
+    url = reverse("grading:explanations_export", args=["screen", "csv"])
+    assert organizer_client.get(url.replace(".csv", ".json")).status_code == 404
 
 
 # --- roles and queries -------------------------------------------------------------------

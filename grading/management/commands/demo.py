@@ -1,3 +1,10 @@
+"""Load the demo: users, the competition, a jury in progress and the context lab's puzzles.
+
+It lives in the jury app, which knows the problem set too; the shared floor (`ioleval`)
+imports no app."""
+
+from __future__ import annotations
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
