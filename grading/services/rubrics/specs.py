@@ -15,8 +15,8 @@ from puzzles.errors import ImportFailure
 from puzzles.models import Competition, Problem, Task
 from puzzles.untrusted import json_parse
 
-from ..errors import GradingError
-from ..models import (
+from ...errors import GradingError
+from ...models import (
     POINTS,
     Assignment,
     Criterion,
@@ -25,9 +25,9 @@ from ..models import (
     Resolution,
     Rubric,
 )
-from ..selectors import rubric_current
-from .consensus import problem_ensure_open
-from .locks import juries_lock
+from ...selectors import rubric_current
+from ..consensus import problem_ensure_open
+from ..locks import juries_lock
 
 
 @dataclass(frozen=True)
