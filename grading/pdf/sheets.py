@@ -43,9 +43,9 @@ from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from puzzles.models import Competition, Output, Problem, Task
 
-from .errors import GradingError
-from .models import Paper, Rubric
-from .selectors import (
+from ..errors import GradingError
+from ..models import Paper, Rubric
+from ..selectors import (
     HELD_ELSEWHERE_NOTE,
     answers_held_elsewhere,
     current_rubrics,
@@ -54,7 +54,7 @@ from .selectors import (
     paper_answers_of,
     paper_held_elsewhere,
 )
-from .text import (
+from ..text import (
     answer_text,
     breakable_html,
     breakable_text,
