@@ -25,7 +25,7 @@ from grading.pdf import (
     render_pdf,
     url_fetcher,
 )
-from grading.pdf import sheets as pdf_module
+from grading.pdf import render as pdf_render
 from grading.text import explanation_html, points_text
 from puzzles.models import Output, System
 from puzzles.questions import item_prompts
@@ -159,8 +159,8 @@ class _Recorder(StaticFetcher):
 @pytest.fixture
 def recorder(monkeypatch):
     _Recorder.log = []
-    monkeypatch.setattr(pdf_module, "StaticFetcher", _Recorder)
-    monkeypatch.setattr(pdf_module, "_local", threading.local())  # fonts are fetched again
+    monkeypatch.setattr(pdf_render, "StaticFetcher", _Recorder)
+    monkeypatch.setattr(pdf_render, "_local", threading.local())  # fonts are fetched again
     return _Recorder.log
 
 
