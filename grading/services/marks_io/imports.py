@@ -18,13 +18,13 @@ from puzzles.errors import ImportFailure
 from puzzles.models import Competition, System
 from puzzles.tabular import csv_rows
 
-from ..errors import GradingError
-from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
-from ..selectors import criteria_not_marked, current_rubrics, not_blind
-from .consensus import finalized_error
-from .locks import juries_lock
-from .marks import points_parse
-from .papers import codes_taken, paper_code
+from ...errors import GradingError
+from ...models import Assignment, Mark, Paper, ProblemJury, Resolution
+from ...selectors import criteria_not_marked, current_rubrics, not_blind
+from ..consensus import finalized_error
+from ..locks import juries_lock
+from ..marks import points_parse
+from ..papers import codes_taken, paper_code
 
 MARK_COLUMNS = ("system", "problem", "criterion", "juror", "points", "comment")
 EXPORT_STATUSES = ("submitted", "draft", "final", "provisional")  # marks_rows' status column
@@ -413,7 +413,7 @@ def marks_rows(competition: Competition) -> tuple[list[str], list[list]]:
                 a.submitted_at.isoformat() if a.submitted_at else "",
             ]
         )
-    from ..selectors import comparison_sheet
+    from ...selectors import comparison_sheet
 
     for problem in competition.problems.order_by("number").select_related("jury"):
         # Final marks are final once the chair finalizes; before that they are provisional.
