@@ -64,8 +64,8 @@ def marks_import(
     jury; then the jury rows of the problems it marks, and only those, are locked (in
     problem order, grading/services/locks.py) and the rows checked again if a new rubric
     version or a finalization committed meanwhile: autosaves, submits and decisions of those
-    problems wait for the import (or are refused after a bounded wait, marks.py), those of
-    the other problems go on.
+    problems wait for the import (or are refused after a bounded wait,
+    grading/services/marks.py), those of the other problems go on.
     """
     text = stream.read()  # read again under the locks if the rubrics changed meanwhile
     problems = {p.number: p for p in competition.problems.all()}
