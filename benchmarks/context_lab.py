@@ -52,9 +52,9 @@ def _setup(database_url: str) -> None:
 
 def _pure(specs) -> tuple[int, int]:
     """Analyse every puzzle, make its four variants and their prompts; return counts."""
-    from puzzles.context.analysis import analyse
-    from puzzles.context.prompts import variant_prompt
-    from puzzles.context.variants import puzzle_variants
+    from puzzles.context.lab.analysis import analyse
+    from puzzles.context.lab.prompts import variant_prompt
+    from puzzles.context.lab.variants import puzzle_variants
 
     fragile = prompts = 0
     for spec in specs:
@@ -79,7 +79,7 @@ def _pure(specs) -> tuple[int, int]:
 
 
 def _analysis_only(specs) -> None:
-    from puzzles.context.analysis import analyse
+    from puzzles.context.lab.analysis import analyse
 
     for spec in specs:
         analyse(spec.examples, spec.questions)
@@ -104,10 +104,10 @@ def _page(requests: int, seed: int) -> dict:
     from django.test import Client
 
     from ioleval.roles import ORGANIZER
-    from puzzles.context.forms import DEFAULT_K
-    from puzzles.context.pages import deletions_cache_key
-    from puzzles.context.selectors import puzzle_inputs
-    from puzzles.context.services import puzzle_save
+    from puzzles.context.lab.forms import DEFAULT_K
+    from puzzles.context.lab.pages import deletions_cache_key
+    from puzzles.context.lab.selectors import puzzle_inputs
+    from puzzles.context.lab.services import puzzle_save
     from tests.puzzles.context.random_puzzles import random_puzzle
 
     call_command("migrate", interactive=False, verbosity=0)

@@ -11,7 +11,7 @@ What the script does:
    words, 10 foreign forms of an example, 10 accepted answers of a question, a 500-character
    text, 20,000 characters in all) through `puzzles_import`, timed, and invented answers of
    the demo's models and verdicts of its judges for it (`context_demo_results_load`).
-2. **Pages (timed).** Every context-lab route (`puzzles/context/urls.py` and
+2. **Pages (timed).** Every context-lab route (`puzzles/context/lab/urls.py` and
    `results_urls.py`) through Django's test Client as the organizer (HTTP_HOST localhost,
    DEBUG off, the whole request cycle): the corpus and its two exports; the puzzle page for
    each tokenizer and k = 1..4, as readers get it (its greedy-against-optimum comparison
@@ -60,9 +60,9 @@ def _data() -> dict:
     from django.core.management import call_command
 
     from ioleval.roles import ORGANIZER
-    from puzzles.context.demo import context_demo_load
-    from puzzles.context.demo_results import context_demo_results_load
-    from puzzles.context.services import puzzles_import
+    from puzzles.context.lab.demo import context_demo_load
+    from puzzles.context.lab.services import puzzles_import
+    from puzzles.context.results.demo import context_demo_results_load
     from puzzles.models import ContextPuzzle
     from tests.puzzles.context.limit_puzzles import characters, puzzle_at_limits
 
@@ -87,10 +87,10 @@ def _urls() -> list[tuple[str, str, str | None]]:
     """Return (label, url, cache key to delete before each request or None)."""
     from django.urls import reverse
 
-    from puzzles.context.exports import PUZZLE_TABLES
-    from puzzles.context.pages import deletions_cache_key
-    from puzzles.context.result_tables import TABLES
-    from puzzles.context.selectors import puzzle_inputs, puzzle_or_none
+    from puzzles.context.lab.exports import PUZZLE_TABLES
+    from puzzles.context.lab.pages import deletions_cache_key
+    from puzzles.context.lab.selectors import puzzle_inputs, puzzle_or_none
+    from puzzles.context.results.tables import TABLES
 
     inputs = puzzle_inputs(puzzle_or_none(SLUG))
     urls: list[tuple[str, str, str | None]] = []

@@ -1,7 +1,7 @@
 """Server-side SVG charts: the one matplotlib setup every app's charts draw through.
 
-The review's charts (`grading/review/charts.py`) and the context lab's
-(`puzzles/context/charts.py`) draw through it; any app may import it (`puzzles` may not
+The review's charts (`grading/review/charts/`) and the context lab's
+(`puzzles/context/lab/charts.py`) draw through it; any app may import it (`puzzles` may not
 import `grading`):
 
 - pyplot is never imported; each chart is its own `Figure` on an explicit SVG canvas, drawn

@@ -13,10 +13,11 @@ from pathlib import Path
 
 from django.db import transaction
 
-from .analytics.ablation_demo import ablations_demo_load
-from .analytics.demo import probes_demo_load, runs_demo_load
-from .analytics.oracle.demo import oracle_demo_load
-from .analytics.technique_demo import techniques_demo_load
+from .analytics.ablations import ablations_demo_load
+from .analytics.oracle import oracle_demo_load
+from .analytics.probes import probes_demo_load
+from .analytics.runs import runs_demo_load
+from .analytics.techniques import techniques_demo_load
 from .models import Competition, Problem, System
 from .services import (
     competition_import_iolai,

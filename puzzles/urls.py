@@ -37,7 +37,7 @@ urlpatterns = [
         name="proposal_reject",
     ),
     path("board/<slug:slug>/", views.public_board, name="public_board"),
-    path("", include("puzzles.context.urls")),
+    path("", include("puzzles.context.lab.urls")),
     path("", include("puzzles.analytics.urls")),
-    path("", include("puzzles.context.results_urls")),
+    path("", include("puzzles.context.results.urls")),
 ]

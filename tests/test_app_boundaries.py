@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import graphlib
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,10 +68,10 @@ def test_the_jury_answers_what_puzzles_asks(db):
     assert not jury_still_grading(Competition.objects.create(slug="empty", name="Empty"))
 
 
-def _imported(path: Path, root: Path = ROOT) -> set[str]:
+def _imported(path: Path) -> set[str]:
     """Return the modules a file imports, relative imports made absolute (any nesting:
     a function's import counts as much as a top-level one)."""
-    parts = list(path.relative_to(root).with_suffix("").parts)
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
     package = parts if parts[-1] == "__init__" else parts[:-1]
     package = [p for p in package if p != "__init__"]
     found = set()
@@ -172,82 +173,79 @@ def test_no_module_of_grading_selectors_is_over_400_lines():
     assert {name: n for name, n in sizes.items() if n > MODULE_LINES} == {}
 
 
+# --- puzzles: one room per analysis, no cycle (issue 21, move 8) ------------------------------
+
+
+def _prefix_groups(package: Path) -> dict[str, list[str]]:
+    """Return the `<prefix>_` groups of two or more modules of the package: rooms that are
+    still prefixes (run_charts, run_forms, ...) instead of a package."""
+    groups: dict[str, list[str]] = {}
+    for path in package.glob("*.py"):
+        if "_" in path.stem.strip("_"):
+            groups.setdefault(path.stem.split("_")[0], []).append(path.stem)
+    return {prefix: sorted(names) for prefix, names in groups.items() if len(names) > 1}
+
+
+def _module_graph(package: Path) -> dict[str, set[str]]:
+    """Return each module of the package and its subpackages (a package's __init__ by the
+    package's name) with the modules of them that it imports, lazy imports counted."""
+    modules = {}
+    for path in package.rglob("*.py"):
+        if "migrations" not in path.parts:
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return {name: (_imported(path) & set(modules)) - {name} for name, path in modules.items()}
+
+
+def test_the_room_checks_find_a_prefix_group_and_a_cycle(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    app = tmp_path / "app"
+    (app / "runs").mkdir(parents=True)
+    for name in ("__init__", "run_charts", "run_forms", "report", "report_pdf", "runs/__init__"):
+        (app / f"{name}.py").write_text("")
+    assert _prefix_groups(app) == {"run": ["run_charts", "run_forms"]}
+    (app / "runs" / "charts.py").write_text("def f():\n    from ..report import x\n")
+    (app / "report.py").write_text("from .runs import f\n")
+    assert _cycle(_module_graph(app)) == []
+    (app / "runs" / "__init__.py").write_text("from .charts import f\n")  # through the room
+    assert set(_cycle(_module_graph(app))) == {"app.runs", "app.runs.charts", "app.report"}
+
+
+def test_analytics_and_the_context_lab_are_rooms_not_prefixes():
+    for package in (ROOT / "puzzles" / "analytics", ROOT / "puzzles" / "context"):
+        assert _prefix_groups(package) == {}, package
+    assert (ROOT / "puzzles" / "analytics" / "runs" / "__init__.py").is_file()
+    assert (ROOT / "puzzles" / "context" / "results" / "__init__.py").is_file()
+
+
+def test_puzzles_imports_itself_without_a_cycle():
+    graph = _module_graph(ROOT / "puzzles")
+    assert "puzzles.analytics.runs" in graph["puzzles.analytics.report"]  # edges are read
+    assert _cycle(graph) == []
+
+
 # --- every app: no import cycle, no module over 500 lines (issue 21, Checks) ------------------
 
 APPS = ("grading", "puzzles", "ioleval")
 MAX_LINES = 500
-# Modules over MAX_LINES that their owners are splitting (issue 21): the list only shrinks.
-# A module of it that is split, or falls under the limit, must leave it.
-WAITING = {
-    "grading/review/charts.py": "the review split by concern (issue 21, move 6)",
-    "puzzles/context/analysis.py": "the context lab's rooms (issue 21, move 8)",
-    "puzzles/context/outcomes.py": "the context lab's rooms (issue 21, move 8)",
-}
 
 
-def _modules(app: str, root: Path = ROOT) -> dict[str, Path]:
-    """Return the app's modules by dotted name (a package by its __init__), migrations apart."""
-    return {
-        ".".join(path.relative_to(root).with_suffix("").parts): path
-        for path in (root / app).rglob("*.py")
-        if "migrations" not in path.parts
-    }
-
-
-def _app_imports(app: str, root: Path = ROOT) -> dict[str, set[str]]:
-    """Return each module of the app with the modules of the app it imports, lazy imports
-    included: `from .pdf import x` leads to grading.pdf.x if that is a module, else to the
-    package's __init__ (which re-exports x)."""
-    modules = _modules(app, root)
-
-    def resolve(name: str) -> str | None:
-        while name:
-            for candidate in (name, f"{name}.__init__"):
-                if candidate in modules:
-                    return candidate
-            name = name.rpartition(".")[0]
-        return None
-
-    return {
-        module: {found for name in _imported(path, root) if (found := resolve(name))} - {module}
-        for module, path in modules.items()
-    }
-
-
-def test_the_app_cycle_check_finds_a_cycle_through_a_package(tmp_path):
-    """A module that imports its package's __init__, which re-exports it, is a cycle; so is a
-    lazy import back."""
-    package = tmp_path / "app" / "pdf"
-    package.mkdir(parents=True)
-    (tmp_path / "app" / "__init__.py").write_text("")
-    (package / "__init__.py").write_text("from .render import a\nfrom .folder import b\n")
-    (package / "render.py").write_text("def a():\n    pass\n")
-    (package / "folder.py").write_text("from .render import a\n")
-    (tmp_path / "app" / "tasks.py").write_text("from .pdf import b\n")
-    assert _app_imports("app", tmp_path)["app.tasks"] == {"app.pdf.__init__"}
-    assert _cycle(_app_imports("app", tmp_path)) == []
-    (package / "render.py").write_text("def a():\n    from ..tasks import c\n")
-    assert set(_cycle(_app_imports("app", tmp_path))) >= {"app.pdf.render", "app.tasks"}
-    (package / "render.py").write_text("from app.pdf import b\n")
-    assert "app.pdf.__init__" in _cycle(_app_imports("app", tmp_path))
-
-
-@pytest.mark.parametrize("app", APPS)
+@pytest.mark.parametrize("app", ["grading", "ioleval"])  # puzzles: the test above
 def test_no_import_cycle_inside_an_app(app):
-    assert _cycle(_app_imports(app)) == []
+    assert _cycle(_module_graph(ROOT / app)) == []
 
 
 def test_the_split_packages_import_in_one_direction():
     """grading.pdf, grading.services.rubrics and grading.services.marks_io: one module per
     concern, each importing only those before it (the app check above sees their edges)."""
-    graph = _app_imports("grading")
+    graph = _module_graph(ROOT / "grading")
     assert graph["grading.pdf.folder"] >= {
         "grading.pdf.render",
         "grading.pdf.sheets",
         "grading.pdf.stamps",
     }
     assert "grading.pdf.fetch" in graph["grading.pdf.render"]
-    assert "grading.pdf.__init__" in graph["grading.batches"]
+    assert "grading.pdf" in graph["grading.batches"]
     assert graph["grading.services.rubrics.files"] >= {
         "grading.services.rubrics.changes",
         "grading.services.rubrics.specs",
@@ -256,18 +254,14 @@ def test_the_split_packages_import_in_one_direction():
     assert "grading.services.marks_io.rows" in graph["grading.services.marks_io.imports"]
 
 
-def _lines(path: Path) -> int:
-    return len(path.read_text(encoding="utf-8").splitlines())
-
-
 def test_no_module_of_an_app_is_over_500_lines():
     """A module past ~400 lines becomes a package (CONVENTIONS.md pattern 10); past 500 this
-    fails, unless its split is under way (WAITING)."""
+    fails."""
     sizes = {
-        str(path.relative_to(ROOT)): _lines(path) for app in APPS for path in _modules(app).values()
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for app in APPS
+        for path in (ROOT / app).rglob("*.py")
+        if "migrations" not in path.parts
     }
     assert len(sizes) > 100
-    over = {name: n for name, n in sizes.items() if n > MAX_LINES and name not in WAITING}
-    assert over == {}
-    done = {name for name in WAITING if sizes.get(name, 0) <= MAX_LINES}
-    assert done == set(), "split or under the limit: remove from WAITING"
+    assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}

@@ -22,25 +22,25 @@ from grading.review.build import review_build, review_charts
 from grading.review.charts import difficulty_scatter, jury_vs_auto_scatter, placement_histogram
 from grading.review.wording import difficulty_sentence
 from ioleval.wording import p_cell, p_text
-from puzzles.analytics.ablation_charts import ablations_page_chart
-from puzzles.analytics.ablation_selectors import ablations_page
-from puzzles.analytics.charts import formats_page_chart
-from puzzles.analytics.formats import formats_page
+from puzzles.analytics.ablations.charts import ablations_page_chart
+from puzzles.analytics.ablations.selectors import ablations_page
+from puzzles.analytics.formats.charts import formats_page_chart
+from puzzles.analytics.formats.selectors import formats_page
 from puzzles.analytics.oracle.charts import oracle_chart
 from puzzles.analytics.oracle.selectors import competition_figures
-from puzzles.analytics.probe_charts import probes_scatter
-from puzzles.analytics.probe_selectors import probes_page
+from puzzles.analytics.probes.charts import probes_scatter
+from puzzles.analytics.probes.selectors import probes_page
 from puzzles.analytics.report import oracle_json
-from puzzles.analytics.run_charts import runs_page_chart
-from puzzles.analytics.run_selectors import runs_page
+from puzzles.analytics.runs.charts import runs_page_chart
+from puzzles.analytics.runs.selectors import runs_page
 from puzzles.analytics.stats.formats import FAMILIES, FAMILY_LABELS, STAGES
-from puzzles.analytics.technique_charts import techniques_page_chart
-from puzzles.analytics.technique_selectors import techniques_page
-from puzzles.analytics.tier_charts import tier_strips
-from puzzles.analytics.tier_selectors import tiers_page
-from puzzles.context.charts import max_dq_bars
-from puzzles.context.pages import corpus_page
-from puzzles.context.result_pages import context_results_page
+from puzzles.analytics.techniques.charts import techniques_page_chart
+from puzzles.analytics.techniques.selectors import techniques_page
+from puzzles.analytics.tiers.charts import tier_strips
+from puzzles.analytics.tiers.selectors import tiers_page
+from puzzles.context.lab.charts import max_dq_bars
+from puzzles.context.lab.pages import corpus_page
+from puzzles.context.results.pages import context_results_page
 from puzzles.demo import DEMO_SLUG
 from puzzles.models import Competition
 from tests import chart_geometry as geometry

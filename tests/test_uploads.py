@@ -16,9 +16,9 @@ from django.urls import reverse
 
 from grading.forms import ContestantsUploadForm, MarksUploadForm, SystemScoresUploadForm
 from grading.models import Mark
-from puzzles.analytics.probe_forms import ProbesImportForm
-from puzzles.analytics.run_forms import RunOutputsImportForm, RunsImportForm
-from puzzles.analytics.technique_forms import TagsImportForm
+from puzzles.analytics.probes.forms import ProbesImportForm
+from puzzles.analytics.runs.forms import RunOutputsImportForm, RunsImportForm
+from puzzles.analytics.techniques.forms import TagsImportForm
 from puzzles.forms import OutputsImportForm
 from puzzles.models import Competition, Output, Task
 

@@ -72,8 +72,8 @@ def build_analytics(
     """Create a competition with outputs, runs (and their answers), techniques, ablation runs
     and knowledge probes."""
     from puzzles.analytics.models import RunOutput
-    from puzzles.analytics.probe_imports import probes_import
-    from puzzles.analytics.run_imports import runs_import
+    from puzzles.analytics.probes.imports import probes_import
+    from puzzles.analytics.runs.imports import runs_import
     from puzzles.models import Output, Run, System, Task
     from puzzles.services import competition_rescore, output_prepare
     from tests.puzzles.factories import (

@@ -6,7 +6,6 @@ user only once their own papers of the competition are submitted."""
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -17,9 +16,8 @@ from ioleval.http import XLSX, HtmxHttpRequest, attachment
 from ioleval.progress import poll_response
 from ioleval.roles import CHAIR, ORGANIZER, has_role, role_required
 from puzzles.models import Competition
-from puzzles.selectors import competition_get
 
-from ..selectors import papers_still_graded, review_closed_text
+from .. import access
 from ..services.blindness import pairs_seen_record
 from .cache import CACHE_SECONDS, review_cache, review_cached, review_charts_of, review_load
 from .model import CHARTS, Review
@@ -36,16 +34,6 @@ from .report import (
 )
 
 review_roles = role_required(CHAIR, ORGANIZER)
-
-
-def _competition(request: HtmxHttpRequest, slug: str) -> Competition:
-    """Return the competition, unless the user still grades a paper of it (the review would
-    tell them whose it is): the refusal says why, and when the review opens."""
-    competition = competition_get(slug)
-    codes = papers_still_graded(request.user, competition).get(competition.pk)
-    if codes:
-        raise PermissionDenied(review_closed_text(codes))
-    return competition
 
 
 def review_shows_pairs(review: Review | None, part: str) -> bool:
@@ -90,7 +78,7 @@ def _shown(request: HtmxHttpRequest, competition: Competition, names: bool, sour
 @require_GET
 @review_roles
 def review(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    competition = _competition(request, slug)
+    competition = access.review_competition(request.user, slug)
     if request.GET.get("format") == "json":
         return _json(request, competition)
     state = review_state(competition=competition)
@@ -101,7 +89,7 @@ def review(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @review_roles
 def review_progress(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Polled while the page shows an earlier review: 286 and a reload once the new one is in."""
-    competition = _competition(request, slug)
+    competition = access.review_competition(request.user, slug)
     state = review_state(competition=competition)
     response = poll_response(
         request, "grading/review/review.html", _page(request, competition, state)
@@ -163,7 +151,7 @@ def review_chart(request: HtmxHttpRequest, slug: str, name: str) -> HttpResponse
     """One chart of the review the page shows, as an SVG image (drawn once per review)."""
     if name not in CHARTS:
         raise Http404("no such chart")
-    competition = _competition(request, slug)
+    competition = access.review_competition(request.user, slug)
     state = review_state(competition=competition)
     review = review_load(state.shown)
     if review is None:
@@ -180,7 +168,7 @@ def review_chart(request: HtmxHttpRequest, slug: str, name: str) -> HttpResponse
 @require_GET
 @review_roles
 def review_json(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    return _json(request, _competition(request, slug))
+    return _json(request, access.review_competition(request.user, slug))
 
 
 def _json(request: HtmxHttpRequest, competition: Competition) -> JsonResponse:
@@ -195,7 +183,7 @@ def review_report_pdf(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The whole review as a PDF report, charts included. It is drawn in the request, so it
     leaves out the challenge analytics (seven more charts and pages, seconds of rendering):
     `manage.py report SLUG --format pdf` writes the report with them."""
-    competition = _competition(request, slug)
+    competition = access.review_competition(request.user, slug)
     page = review_cached(competition=competition)
     data = review_pdf(page.review, page.charts)
     _shown(request, competition, review_shows_pairs(page.review, "pdf"), "the result review PDF")
@@ -206,7 +194,7 @@ def review_report_pdf(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @review_roles
 def review_table_export(request: HtmxHttpRequest, slug: str, table: str, fmt: str) -> HttpResponse:
     """One of the review's tables (report.TABLES) as CSV or XLSX; any other name is a 404."""
-    competition = _competition(request, slug)
+    competition = access.review_competition(request.user, slug)
     if table not in TABLES or fmt not in EXPORT_FORMATS:
         raise Http404(f"tables: {', '.join(TABLES)}; formats: {', '.join(EXPORT_FORMATS)}")
     review = review_cached(competition=competition, with_charts=False).review

@@ -28,16 +28,16 @@ from .contestants import (
     contestants_summary,
     review_inputs_page,
 )
-from .distinct import STAGES, distinct_page, group_answers, proposal_task, proposals_pending
+from .distinct import STAGES, distinct_page, group_answers, proposals_pending
 from .grade import grading_page, next_unfinished_code
 from .jury_overview import jury_overview_page
 from .loads import JurorLoad, group_candidates, juror_loads
-from .papers import assignment_for, chair_sheets, juror_papers, paper_for_pdf
+from .papers import chair_sheets, juror_papers
 from .rubrics import criteria_not_marked, current_rubrics, rubric_criteria, rubric_current
 from .scale import jury_scale, rubric_totals, rubrics_scale_lines, scale_status
 from .sheet import SheetFilters, comparison_sheet, problem_unresolved, sheet_page
 from .suggested import suggestion_of
-from .thread import ThreadPage, thread_access, thread_page
+from .thread import ThreadPage, thread_page
 from .totals import competition_still_grading, final_totals, problems_finalized, totals_page
 
 __all__ = [
@@ -49,7 +49,6 @@ __all__ = [
     "SheetFilters",
     "ThreadPage",
     "answers_held_elsewhere",
-    "assignment_for",
     "by_criterion_page",
     "cell_inputs",
     "chair_overview_page",
@@ -80,14 +79,12 @@ __all__ = [
     "paper_answers",
     "paper_answers_of",
     "paper_cells",
-    "paper_for_pdf",
     "paper_held_elsewhere",
     "papers_recognisable",
     "papers_still_graded",
     "problem_jury",
     "problem_unresolved",
     "problems_finalized",
-    "proposal_task",
     "proposals_pending",
     "review_closed_text",
     "review_inputs_page",
@@ -98,7 +95,6 @@ __all__ = [
     "scale_status",
     "sheet_page",
     "suggestion_of",
-    "thread_access",
     "thread_page",
     "totals_page",
 ]

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-
-from django.http import Http404
-from django.shortcuts import get_object_or_404
+from typing import Protocol
 
 from puzzles.models import Output, Problem
 
@@ -17,7 +15,6 @@ from ..models import Assignment, Criterion, Mark, Paper
 from ..text import explanation_html
 from .answers import answers_held_elsewhere, external_system_ids, paper_answers
 from .cells import PaperCell, paper_cells
-from .rubrics import rubric_criteria
 from .suggested import page_suggestions
 
 # --- the grade-by-criterion page ------------------------------------------------------------
@@ -87,25 +84,24 @@ class ByCriterionPage:
         return None
 
 
-def by_criterion_page(
-    user, *, problem_id: int, criterion_id: int, code: str = ""
-) -> ByCriterionPage:
-    """Return one criterion of a problem on one of the juror's papers of it (`code`, else the
-    first one not marked yet), or 404: a problem the juror has no paper of, a criterion not
-    of its current rubric, or a paper that is not the juror's. Seven queries (one more for a
-    paper without outputs, four more once the juror submitted it), whatever the papers."""
-    problem = get_object_or_404(Problem.objects.select_related("competition"), pk=problem_id)
-    criteria = rubric_criteria(problem)
-    criterion = next((c for c in criteria if c.pk == criterion_id), None)
-    if criterion is None:
-        raise Http404("no such criterion of this problem")
-    assignments = list(
-        Assignment.objects.filter(juror=user, paper__problem=problem)
-        .select_related("paper")
-        .order_by("paper__code")
-    )
-    if not assignments:
-        raise Http404("no paper of this problem is yours")
+class CriterionPapers(Protocol):
+    """What the page needs of grading.access.criterion_papers: a criterion of the problem's
+    current rubric, the juror's papers of it, and the one asked for by code."""
+
+    problem: Problem
+    criteria: list[Criterion]
+    criterion: Criterion
+    assignments: list[Assignment]  # the juror's, by paper code
+    position: int | None  # index of the paper asked for (None: none asked)
+
+
+def by_criterion_page(asked: CriterionPapers) -> ByCriterionPage:
+    """Return one criterion of a problem on one of the juror's papers of it (the one asked
+    for, else the first one not marked yet). Seven queries with grading.access's four (one
+    more for a paper without outputs, four more once the juror submitted it), whatever the
+    papers."""
+    problem, criteria, criterion = asked.problem, asked.criteria, asked.criterion
+    assignments = asked.assignments
     marks = {
         m.assignment_id: m
         # No default ordering: it would join the assignment, paper and problem for nothing.
@@ -119,11 +115,8 @@ def by_criterion_page(
         )
         for a in assignments
     ]
-    if code:
-        position = next((i for i, a in enumerate(assignments) if a.paper.code == code), None)
-        if position is None:
-            raise Http404("no such paper of yours")
-    else:
+    position = asked.position
+    if position is None:
         position = next((i for i, p in enumerate(papers) if not p.marked and not p.submitted), 0)
     assignment = assignments[position]
     paper = assignment.paper

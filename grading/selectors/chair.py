@@ -8,12 +8,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db.models import Count, Q
-from django.http import Http404
-from django.shortcuts import get_object_or_404
 
 from puzzles.models import Problem
 
-from ..access import chair_access
 from ..consensus import AGREED, DECIDED, DISCREPANT, PENDING
 from ..models import Assignment, Criterion, DiscussionComment, Mark, Paper, ProblemJury
 from ..sheet_rules import next_open
@@ -79,9 +76,8 @@ def juror_progress(rows: list[tuple[str, bool, int]]) -> list[JurorProgress]:
     return [JurorProgress(name, **counts[name]) for name in sorted(counts)]
 
 
-def chair_overview_page(problem: Problem, user) -> ChairOverviewPage:
+def chair_overview_page(problem: Problem) -> ChairOverviewPage:
     """A problem's progress for its chair: papers per juror by progress, cells by state."""
-    chair_access(user, problem, act=False)
     jury = problem_jury(problem)
     criteria, rows = comparison_sheet(problem, tolerance=jury.tolerance)
     progress = (
@@ -155,26 +151,21 @@ def criterion_answers(answers: list[dict], criterion: Criterion) -> list[dict]:
 
 
 def decide_panel(
-    problem: Problem, user, code: str, criterion_id: int, *, filters: SheetFilters | None = None
+    problem: Problem, paper: Paper, criterion_id: int, *, filters: SheetFilters | None = None
 ) -> DecidePanel:
-    """A cell of the sheet with its marks, state and answers, for the chair to decide (404 for
-    a paper or criterion not of this problem's current rubric; 403 unless the user may act
-    as its chair: grading.access).
+    """A cell of the sheet with its marks, state and answers, for the chair to decide: a
+    paper of the problem and a criterion of its current rubric (grading.access.chair_cell).
 
     With the sheet's `filters` (after a decision), the whole sheet is read once for the
     panel's row and the count of open discrepancies the sheet's caption gives under them."""
-    chair_access(user, problem, act=True)
-    paper = get_object_or_404(
-        Paper.objects.select_related("problem__competition"), code=code, problem=problem
-    )
     jury = problem_jury(problem)
     criteria, rows = comparison_sheet(
         problem, tolerance=jury.tolerance, paper=None if filters else paper
     )
     row = next(r for r in rows if r.paper.pk == paper.pk)
-    cell = next((c for c in row.cells if c.criterion.pk == criterion_id), None)
-    if cell is None:
-        raise Http404("no such criterion of this problem's rubric")
+    # grading.access.chair_cell found the criterion in the current rubric a query ago; only a
+    # new rubric version committed in between would miss it here.
+    cell = next(c for c in row.cells if c.criterion.pk == criterion_id)
     answers = criterion_answers(paper_answers_of(paper), cell.criterion)
     for answer in answers:
         answer["explanation_html"] = explanation_html(answer["explanation"])
@@ -223,11 +214,11 @@ def cell_key(text: str) -> tuple[str, int] | None:
 
 
 def next_discrepancy(
-    problem: Problem, user, filters: SheetFilters, after: str = ""
+    problem: Problem, filters: SheetFilters, after: str = ""
 ) -> tuple[str, int] | None:
     """Return (paper code, criterion id) of the next open discrepancy after the cell `after`
     in the sheet's order under these filters, row by row, wrapping around; None if none."""
-    page = sheet_page(problem, user, filters)
+    page = sheet_page(problem, filters)
     cells = [
         ((cell.paper_code, cell.criterion.pk), cell.is_open)
         for row in page.rows

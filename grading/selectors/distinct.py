@@ -12,10 +12,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from django.db.models import Exists, OuterRef
 from django.db.models.fields.json import KT
-from django.http import Http404
 from django.urls import reverse
 
 from puzzles.jury import PendingProposal
@@ -120,33 +120,21 @@ def _flag(value: object) -> bool:
         return value in ("true", True)
 
 
-def distinct_page(
-    user, problem_id: int, task_number: int | None = None, item_number: int | None = None
-) -> DistinctPage:
-    """Return the distinct answers of one item across the user's own papers of the problem,
-    or 404 when the user has no paper of it or it has no such task or item.
+class DistinctItem(Protocol):
+    """What the page needs of grading.access.distinct_item: an item of a task of a problem
+    the juror has papers of."""
 
-    Without task and item: the first item of the first task."""
-    own = list(
-        Assignment.objects.filter(juror=user, paper__problem_id=problem_id).values_list(
-            "paper__code", "paper__system_id"
-        )
-    )
-    if not own:
-        raise Http404("no paper of yours in this problem")
-    tasks = [
-        t
-        for t in Task.objects.filter(problem_id=problem_id)
-        .select_related("problem__competition")
-        .order_by("number")
-        if t.n_items
-    ]
-    if task_number is None:
-        task, item_number = (tasks[0], 1) if tasks else (None, 0)
-    else:
-        task = next((t for t in tasks if t.number == task_number), None)
-    if task is None or not 1 <= (item_number or 0) <= task.n_items:
-        raise Http404("no such item in this problem")
+    problem_id: int
+    own: list[tuple[str, int]]  # (paper code, system id) of the juror's papers of the problem
+    tasks: list[Task]  # the problem's tasks with items, in order
+    task: Task
+    item_number: int
+
+
+def distinct_page(item: DistinctItem, user) -> DistinctPage:
+    """Return the distinct answers of one item across the user's own papers of the problem."""
+    problem_id, own, tasks = item.problem_id, item.own, item.tasks
+    task, item_number = item.task, item.item_number
     code_of = dict((system_id, code) for code, system_id in own)
     outputs = Output.objects.filter(
         task=task,
@@ -236,14 +224,3 @@ def proposals_pending(competition) -> list[PendingProposal]:
         )
         for p in rows
     ]
-
-
-def proposal_task(user, problem_id: int, task_number: int, item_number: int) -> Task:
-    """Return the task of an item a juror may propose an alternative for, or 404: the user
-    has a paper of the problem, and the task has that item."""
-    if not Assignment.objects.filter(juror=user, paper__problem_id=problem_id).exists():
-        raise Http404("no paper of yours in this problem")
-    task = Task.objects.filter(problem_id=problem_id, number=task_number).first()
-    if task is None or not 1 <= item_number <= task.n_items:
-        raise Http404("no such item in this problem")
-    return task

@@ -9,34 +9,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db.models import Count, Q
-from django.http import Http404
-from django.shortcuts import get_object_or_404
 
-from ioleval.roles import ORGANIZER, has_role
 from puzzles.models import Problem
 
-from ..models import Assignment, Paper
+from ..models import Assignment
 from .rubrics import current_rubrics
-
-
-def assignment_for(user, code: str) -> Assignment:
-    """Return the user's own assignment of the paper with this code, or 404."""
-    return get_object_or_404(
-        Assignment.objects.select_related("paper__problem__competition"),
-        paper__code=code,
-        juror=user,
-    )
-
-
-def paper_for_pdf(user, code: str) -> Paper:
-    """Return the paper with this code if the user may have its PDF, or 404.
-
-    Its jurors may, and organizers may open any paper's (the PDF holds the answers and an
-    empty marking table, no juror's marks)."""
-    own = Assignment.objects.filter(paper__code=code, juror=user)
-    if has_role(user, ORGANIZER) or own.exists():
-        return get_object_or_404(Paper.objects.select_related("problem__competition"), code=code)
-    raise Http404("no such paper of yours")
 
 
 @dataclass

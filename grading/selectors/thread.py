@@ -1,5 +1,5 @@
-"""Reads of a criterion's discussion of one paper: who may read it, its marks, posts and
-history, and the posts a juror has not read.
+"""Reads of a criterion's discussion of one paper: its marks, posts and history, and the
+posts a juror has not read. Who may read it is grading.access.thread's answer.
 
 Every function here runs a fixed number of queries whatever the number of papers.
 """
@@ -8,36 +8,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Protocol
 
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count, F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
-from django.http import Http404
 
-from ioleval.roles import CHAIR, ORGANIZER, has_role
-
-from ..access import chair_access, chair_refusal
 from ..models import Assignment, Criterion, DiscussionComment, Mark, Paper, Resolution, ThreadRead
 from ..text import explanation_html
 from .answers import paper_answers_of, paper_held_elsewhere
 from .cells import problem_jury
 
 
-def thread_access(user, paper: Paper) -> Assignment | None:
-    """Return the user's own assignment of the paper (None for a chair or organizer).
+class ThreadAccess(Protocol):
+    """What the page needs of the thread grading.access.thread let the user in to."""
 
-    A juror reaches the threads of their own papers once they submitted them; a chair or
-    organizer reaches a problem's threads once they grade none of its papers any longer,
-    the sheet's rule (grading.access). Anyone else gets 404, or 403 while still grading.
-    """
-    own = Assignment.objects.filter(paper=paper, juror=user).first()
-    if own is None:
-        if not has_role(user, CHAIR, ORGANIZER):
-            raise Http404("no such paper of yours")
-        chair_access(user, paper.problem, act=False)
-    elif not own.is_submitted:
-        raise PermissionDenied("submit your own marks of this paper first")
-    return own
+    paper: Paper
+    criterion: Criterion
+    own: Assignment | None  # the user's own (submitted) assignment; None for chair, organizer
+    chair_waits: str  # why the user, a chair, may not act here yet ("" if they may)
+    is_chair: bool  # the user may act here as the chair
 
 
 @dataclass(frozen=True)
@@ -80,9 +69,9 @@ class ThreadPage:
         return max((c.pk for c in self.comments), default=0)
 
 
-def thread_page(paper: Paper, criterion: Criterion, user) -> ThreadPage:
-    """A criterion's discussion of one paper, for whoever thread_access lets in."""
-    own = thread_access(user, paper)
+def thread_page(thread: ThreadAccess) -> ThreadPage:
+    """A criterion's discussion of one paper, for whoever grading.access.thread lets in."""
+    paper, criterion, own = thread.paper, thread.criterion, thread.own
     marks = list(
         Mark.objects.submitted()
         .filter(assignment__paper=paper, criterion=criterion)
@@ -92,8 +81,7 @@ def thread_page(paper: Paper, criterion: Criterion, user) -> ThreadPage:
     resolution = Resolution.objects.filter(paper=paper, criterion=criterion).first()
     # The chair's part of the page (decision, history) follows the chair's one rule: a chair
     # who grades another paper of the problem reads their own thread as a juror.
-    chair_waits = chair_refusal(user, paper.problem, act=True) if has_role(user, CHAIR) else ""
-    is_chair = has_role(user, CHAIR) and not chair_waits
+    is_chair = thread.is_chair
     history: list = []
     if is_chair:
         # Submitted papers only (a draft is its juror's until submitted), and the criterion's
@@ -129,7 +117,7 @@ def thread_page(paper: Paper, criterion: Criterion, user) -> ThreadPage:
         still_grading=paper.assignments.filter(submitted_at__isnull=True).count(),
         history=mark_changes(history),
         decision_history=decision_changes(resolution) if resolution and is_chair else [],
-        chair_waits=chair_waits,
+        chair_waits=thread.chair_waits,
     )
 
 

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET
 
 from ioleval.http import HtmxHttpRequest
 
+from .. import access
 from ..selectors import by_criterion_page
 from .juror import juror_required
 
@@ -15,10 +16,8 @@ from .juror import juror_required
 @require_GET
 @juror_required
 def by_criterion(request: HtmxHttpRequest, problem_id: int, criterion_id: int) -> HttpResponse:
-    page = by_criterion_page(
-        request.user,
-        problem_id=problem_id,
-        criterion_id=criterion_id,
-        code=request.GET.get("paper", "")[:16],
+    asked = access.criterion_papers(
+        request.user, problem_id, criterion_id, code=request.GET.get("paper", "")[:16]
     )
+    page = by_criterion_page(asked)
     return render(request, "grading/by_criterion.html", {"page": page})

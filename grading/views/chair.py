@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.errors import AppError
 from ioleval.http import HtmxHttpRequest, form_data, post_redirect
-from ioleval.roles import CHAIR, JUROR, ORGANIZER, has_role, role_required
-from puzzles.models import Problem
+from ioleval.roles import CHAIR, JUROR, ORGANIZER, role_required
 
-from .. import services
-from ..access import chair_access
+from .. import access, services
+from ..access import Thread
 from ..forms import CommentForm, DecideForm, ReviseForm, ToleranceForm
-from ..models import Criterion, Paper
 from ..selectors import (
     DecidePanel,
     SheetFilters,
@@ -26,7 +23,6 @@ from ..selectors import (
     decide_panel,
     next_discrepancy,
     sheet_page,
-    thread_access,
     thread_page,
 )
 from ..text import points_text
@@ -35,17 +31,11 @@ chair_required = role_required(CHAIR, ORGANIZER)
 SHEET_FORM_IDS = "sheet_%s"  # the ids of the sheet's decision form (sheet_points, …)
 
 
-def _problem(slug: str, number: int) -> Problem:
-    return get_object_or_404(
-        Problem.objects.select_related("competition"), competition__slug=slug, number=number
-    )
-
-
 @require_GET
 @chair_required
 def sheet(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
-    problem = _problem(slug, number)
-    page = sheet_page(problem, request.user, SheetFilters.from_query(request.GET))
+    problem = access.chair_problem(request.user, slug, number, act=False)
+    page = sheet_page(problem, SheetFilters.from_query(request.GET))
     tolerance_form = ToleranceForm(initial={"tolerance": points_text(page.jury.tolerance)})
     context = {
         "page": page,
@@ -60,20 +50,21 @@ def sheet(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
 @require_GET
 @role_required(JUROR, CHAIR, ORGANIZER)
 def thread(request: HtmxHttpRequest, code: str, criterion_id: int) -> HttpResponse:
-    paper = get_object_or_404(Paper.objects.select_related("problem__competition"), code=code)
-    criterion = get_object_or_404(Criterion, pk=criterion_id, rubric__problem=paper.problem)
-    page = thread_page(paper, criterion, request.user)
+    found = access.thread(request.user, code, criterion_id)
+    page = thread_page(found)
     if page.own is not None:  # a juror of the paper: their home's "needs you" list reads it
         services.thread_mark_read(
-            juror=request.user, paper=paper, criterion=criterion, last_post=page.last_post
+            juror=request.user,
+            paper=found.paper,
+            criterion=found.criterion,
+            last_post=page.last_post,
         )
-    return _thread_response(request, paper, criterion, page=page)
+    return _thread_response(request, found, page=page)
 
 
 def _thread_response(
     request: HtmxHttpRequest,
-    paper: Paper,
-    criterion: Criterion,
+    found: Thread,
     *,
     status: int = 200,
     page: ThreadPage | None = None,
@@ -81,7 +72,7 @@ def _thread_response(
 ) -> HttpResponse:
     """Render the thread page; a refused form (`forms`) comes back bound, with its error."""
     context = {
-        "page": page or thread_page(paper, criterion, request.user),
+        "page": page or thread_page(found),
         "comment_form": CommentForm(),
         "revise_form": ReviseForm(auto_id="revise_%s"),
         "decide_form": DecideForm(auto_id="decide_%s"),
@@ -95,19 +86,8 @@ def _thread_response(
 def thread_post(
     request: HtmxHttpRequest, code: str, criterion_id: int, action: str
 ) -> HttpResponse:
-    paper = get_object_or_404(Paper.objects.select_related("problem"), code=code)
-    criterion = get_object_or_404(Criterion, pk=criterion_id, rubric__problem=paper.problem)
-    own = thread_access(request.user, paper)
-    if action == "decide":
-        chair_access(request.user, paper.problem, act=True)  # the sheet's rule, one place
-    allowed = {
-        "comment": own is not None or has_role(request.user, CHAIR),
-        "revise": own is not None,
-        "decide": True,
-    }
-    if not allowed.get(action):
-        raise PermissionDenied  # organizers read threads; they know the systems
-
+    found = access.thread(request.user, code, criterion_id, action=action)
+    paper, criterion, own = found.paper, found.criterion, found.own
     if action == "comment":
 
         def act() -> str:
@@ -135,14 +115,13 @@ def thread_post(
         else:
             messages.success(request, done)
             return redirect("grading:thread", code, criterion.pk)
-    return _thread_response(request, paper, criterion, status=422, **{f"{action}_form": form})
+    return _thread_response(request, found, status=422, **{f"{action}_form": form})
 
 
 @require_POST
 @role_required(CHAIR)
 def finalize(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
-    problem = _problem(slug, number)
-    chair_access(request.user, problem, act=True)
+    problem = access.chair_problem(request.user, slug, number, act=True)
 
     def act() -> str:
         if request.POST.get("reopen"):
@@ -157,8 +136,7 @@ def finalize(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
 @require_POST
 @role_required(CHAIR)
 def tolerance(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
-    problem = _problem(slug, number)
-    chair_access(request.user, problem, act=True)
+    problem = access.chair_problem(request.user, slug, number, act=True)
 
     def act() -> str:
         value = form_data(ToleranceForm(request.POST))["tolerance"]
@@ -171,7 +149,7 @@ def tolerance(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
 @require_GET
 @chair_required
 def chair_overview(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
-    page = chair_overview_page(_problem(slug, number), request.user)
+    page = chair_overview_page(access.chair_problem(request.user, slug, number, act=False))
     return render(request, "grading/chair_overview.html", {"page": page})
 
 
@@ -203,8 +181,8 @@ def sheet_decide(
 ) -> HttpResponse:
     """Open a cell of the sheet for a decision (GET) and decide it (POST) through the same
     service as the thread page; without htmx, the thread page and the sheet as before."""
-    problem = _problem(slug, number)
-    panel = decide_panel(problem, request.user, code, criterion_id)
+    cell = access.chair_cell(request.user, slug, number, code, criterion_id)
+    panel = decide_panel(cell.problem, cell.paper, criterion_id)
     if request.method == "GET":
         if not request.htmx:
             return redirect(panel.cell.url)
@@ -236,7 +214,7 @@ def sheet_decide(
     # The cell as it is now, and the caption's count of open discrepancies under the sheet's
     # filters, which goes out of band with the row (without htmx the sheet counts again).
     filters = SheetFilters.from_query(request.GET)
-    panel = decide_panel(problem, request.user, code, criterion_id, filters=filters)
+    panel = decide_panel(cell.problem, cell.paper, criterion_id, filters=filters)
     return _panel(
         request,
         panel,
@@ -250,10 +228,9 @@ def sheet_decide(
 @role_required(CHAIR)
 def sheet_next(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     """Open the next open discrepancy after the cell `after`, in the sheet's order."""
-    problem = _problem(slug, number)
-    chair_access(request.user, problem, act=True)
+    problem = access.chair_problem(request.user, slug, number, act=True)
     filters = SheetFilters.from_query(request.GET)
-    found = next_discrepancy(problem, request.user, filters, request.GET.get("after", ""))
+    found = next_discrepancy(problem, filters, request.GET.get("after", ""))
     if found is None:
         message = "No open discrepancy left on this sheet."
         if request.htmx:
@@ -267,7 +244,8 @@ def sheet_next(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse
             return render(request, "grading/sheet.html#panel", context)
         messages.info(request, message)
         return redirect(reverse("grading:sheet", args=[slug, number]) + _query(filters.query()))
-    panel = decide_panel(problem, request.user, *found)
+    cell = access.chair_cell(request.user, slug, number, *found)
+    panel = decide_panel(cell.problem, cell.paper, cell.criterion_id)
     if not request.htmx:
         return redirect(panel.cell.url)
     return _panel(request, panel, DecideForm(auto_id=SHEET_FORM_IDS))

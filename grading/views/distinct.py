@@ -11,9 +11,9 @@ from django.views.decorators.http import require_GET, require_POST
 from ioleval.errors import AppError
 from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 
-from .. import services
+from .. import access, services
 from ..forms import ProposalForm
-from ..selectors import distinct_page, proposal_task
+from ..selectors import distinct_page
 from .juror import juror_required
 
 
@@ -30,7 +30,8 @@ def distinct_answers(
     task_number: int | None = None,
     item_number: int | None = None,
 ) -> HttpResponse:
-    page = distinct_page(request.user, problem_id, task_number, item_number)
+    item = access.distinct_item(request.user, problem_id, task_number, item_number)
+    page = distinct_page(item, request.user)
     refused = request.session.pop(_refusal_key(page.task.pk, page.item_number), None)
     if refused:
         form = ProposalForm(refused["data"])
@@ -47,7 +48,7 @@ def distinct_answers(
 def proposal_create(
     request: HtmxHttpRequest, problem_id: int, task_number: int, item_number: int
 ) -> HttpResponse:
-    task = proposal_task(request.user, problem_id, task_number, item_number)
+    task = access.proposal_task(request.user, problem_id, task_number, item_number)
 
     def act() -> str:
         try:

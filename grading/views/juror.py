@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -14,12 +14,11 @@ from ioleval.errors import AppError
 from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.roles import CHAIR, JUROR, has_role, role_required
 
-from .. import services
+from .. import access, services
 from ..errors import GradingError, JuryBusy
 from ..forms import MarkForm, TagsForm
 from ..models import Assignment
 from ..selectors import (
-    assignment_for,
     chair_sheets,
     current_rubrics,
     grading_page,
@@ -53,7 +52,7 @@ def juror_home(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 @juror_required
 def grade(request: HtmxHttpRequest, code: str) -> HttpResponse:
-    return _grading_response(request, assignment_for(request.user, code))
+    return _grading_response(request, access.juror_assignment(request.user, code))
 
 
 def _grading_response(
@@ -95,7 +94,7 @@ def mark_save(request: HtmxHttpRequest, code: str, criterion_id: int) -> HttpRes
                 from_suggestion=form.cleaned_data["from_suggestion"],
             )
         except Assignment.DoesNotExist:
-            raise Http404("no such paper of yours") from None
+            raise access.paper_hidden() from None
         except JuryBusy as exc:
             busy = exc.message
             if request.htmx:  # not swapped in: the page says "not saved" with this text
@@ -104,7 +103,7 @@ def mark_save(request: HtmxHttpRequest, code: str, criterion_id: int) -> HttpRes
         except GradingError as exc:
             error = exc.message
     else:
-        assignment_for(request.user, code)  # a stranger's paper is a 404, whatever was sent
+        access.juror_assignment(request.user, code)  # a stranger's paper: 404, whatever sent
         error = form.errors.as_text()
     if not request.htmx:  # a plain form post: back to the same criterion
         if error:
@@ -130,7 +129,7 @@ def submit(request: HtmxHttpRequest, code: str) -> HttpResponse:
     """Submit the paper; then stay on it (its other marks) or, with `then=next`, go on to the
     next unfinished paper of the problem. A refusal re-renders the page (422) with the
     reason announced and focus on the first unmarked criterion."""
-    assignment = assignment_for(request.user, code)
+    assignment = access.juror_assignment(request.user, code)
     try:
         services.assignment_submit(assignment=assignment)
     except AppError as exc:
@@ -159,7 +158,7 @@ def submit(request: HtmxHttpRequest, code: str) -> HttpResponse:
 @require_POST
 @juror_required
 def tags_save(request: HtmxHttpRequest, code: str) -> HttpResponse:
-    assignment = assignment_for(request.user, code)
+    assignment = access.juror_assignment(request.user, code)
     page = grading_page(assignment)
 
     def act() -> str:

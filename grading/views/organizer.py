@@ -8,17 +8,16 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.errors import AppError
 from ioleval.http import XLSX, HtmxHttpRequest, Outcome, attachment, form_data, post_redirect
 from ioleval.roles import organizer_required
-from puzzles.models import Problem
 from puzzles.selectors import competition_get
 
-from .. import services
+from .. import access, services
 from ..errors import GradingError
 from ..forms import (
     AssignForm,
@@ -144,9 +143,7 @@ def rubric_edit(request: HtmxHttpRequest, slug: str, number: int) -> HttpRespons
     """Edit a problem's criteria. A change that touches marks is applied only as previewed:
     saving it first shows its effect with a signed token of the rows and that effect, and
     applying checks both (a mark saved since that changes the effect refuses it)."""
-    problem = get_object_or_404(
-        Problem.objects.select_related("competition"), competition__slug=slug, number=number
-    )
+    problem = access.problem_get(slug, number)
     tasks = list(problem.tasks.order_by("number").values_list("external_id", flat=True))
     current = services.rubrics_export(problem.competition)
     existing = next((p["criteria"] for p in current["problems"] if p["problem"] == number), [])

@@ -2,39 +2,33 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from ioleval.http import HtmxHttpRequest, attachment, post_redirect
 from ioleval.progress import job_start, poll_response
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, role_required
-from puzzles.models import Problem
 from puzzles.selectors import competition_get
 
-from .. import batches
+from .. import access, batches
 from ..errors import GradingError
-from ..models import Assignment, Paper
 from ..pdf import packet_pdf, paper_filename, paper_pdf, paper_text
-from ..selectors import paper_for_pdf, thread_access
 
 
 @require_GET
 @role_required(JUROR, CHAIR, ORGANIZER)
 def paper_download(request: HtmxHttpRequest, code: str) -> HttpResponse:
     """One paper's PDF: for its jurors, and for organizers any paper."""
-    paper = paper_for_pdf(request.user, code)
+    paper = access.pdf_paper(request.user, code)
     return attachment(paper_pdf(paper), paper_filename(paper), "application/pdf")
 
 
 @require_GET
 @role_required(JUROR, CHAIR)
 def packet_download(request: HtmxHttpRequest, problem_id: int) -> HttpResponse:
-    problem = get_object_or_404(Problem, pk=problem_id)
-    if not Assignment.objects.filter(paper__problem=problem, juror=request.user).exists():
-        raise PermissionDenied
+    problem = access.packet_problem(request.user, problem_id)
     return attachment(
         packet_pdf(request.user, problem), f"problem-{problem.number}-packet.pdf", "application/pdf"
     )
@@ -48,9 +42,7 @@ def paper_text_download(request: HtmxHttpRequest, code: str) -> HttpResponse:
     Whoever reads the paper's text on a page gets it: its jurors, and chairs and organizers
     as they reach its discussion threads.
     """
-    paper = get_object_or_404(Paper.objects.select_related("problem"), code=code)
-    if not Assignment.objects.filter(paper=paper, juror=request.user).exists():
-        thread_access(request.user, paper)
+    paper = access.text_paper(request.user, code)
     return attachment(paper_text(paper), f"{paper.code}.txt", "text/plain; charset=utf-8")
 
 

@@ -16,16 +16,16 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from ..models import Competition
-from .ablation_selectors import ablations_json
+from .ablations import ablations_json
 from .formats import formats_page
-from .oracle.selectors import CompetitionFigures, competition_figures, saved_oracles
-from .probe_selectors import probes_page
-from .run_selectors import runs_page
+from .oracle import CompetitionFigures, competition_figures, saved_oracles
+from .probes import probes_page
+from .runs import runs_page
 from .stats.oracle import TIE_RULE
 from .stats.probes import sentence as probe_sentence
 from .stats.runs import agreement_sentence, correlation_sentence
-from .technique_selectors import techniques_json
-from .tier_selectors import tiers_page
+from .techniques import techniques_json
+from .tiers import tiers_page
 
 Section = Callable[[Competition], dict]
 

@@ -21,23 +21,16 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from ..models import Competition
-from .ablation_charts import ablations_page_chart
-from .ablation_selectors import ablations_page
-from .charts import formats_pdf_charts
-from .formats import formats_page
-from .oracle.charts import oracle_chart
-from .oracle.selectors import competition_figures
-from .probe_charts import probes_scatter
-from .probe_selectors import probes_page
+from .ablations import ablations_page, ablations_page_chart
+from .formats import formats_page, formats_pdf_charts
+from .oracle import competition_figures, oracle_chart
+from .probes import probes_page, probes_scatter
 from .report import NOTES, SECTIONS, oracle_json
-from .run_charts import runs_page_chart
-from .run_selectors import runs_page
+from .runs import runs_page, runs_page_chart
 from .stats.probes import sentence as probe_sentence
 from .stats.runs import agreement_sentence, correlation_sentence
-from .technique_charts import techniques_page_chart
-from .technique_selectors import techniques_page
-from .tier_charts import tier_strips
-from .tier_selectors import tiers_page
+from .techniques import techniques_page, techniques_page_chart
+from .tiers import tier_strips, tiers_page
 
 TOP_ROWS = 15  # rows of a long table in the PDF; the page's CSV export holds them all
 TEMPLATE = "puzzles/analytics/report_pdf.html"

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from django.db import models
 
-from .analysis import TO_ENGLISH, TO_FOREIGN
+from .lab.analysis import TO_ENGLISH, TO_FOREIGN
 
 
 class Condition(models.TextChoices):
-    """Which variant of a puzzle a solver saw (see `puzzles.context.variants`)."""
+    """Which variant of a puzzle a solver saw (see `puzzles.context.lab.variants`)."""
 
     ORIGINAL = "original", "original"
     RANDOM = "random", "random deletion"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from ..analytics.cells import MAX_INT
 from ..analytics.models import SUBMISSION_ID_MAX
-from ..analytics.run_output_imports import run_output_scored, run_outputs_replace
-from ..analytics.technique_services import techniques_prune
+from ..analytics.runs import run_output_scored, run_outputs_replace
+from ..analytics.techniques import techniques_prune
 from ..errors import ImportFailure
 from ..models import Competition, Run, System, Task
 from ..tabular import csv_rows, open_text, read_json

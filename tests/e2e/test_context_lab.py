@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from puzzles.context.demo import context_demo_load
+from puzzles.context.lab.demo import context_demo_load
 
 from .conftest import login
 

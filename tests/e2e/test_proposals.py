@@ -36,6 +36,7 @@ def item(db) -> Item:
     from django.contrib.auth import get_user_model
     from django.urls import reverse
 
+    from grading.access import distinct_item
     from grading.models import Assignment
     from grading.selectors import distinct_page
     from puzzles.models import System, Task
@@ -48,7 +49,7 @@ def item(db) -> Item:
     for problem_id in problem_ids:
         for task in Task.objects.filter(problem_id=problem_id).order_by("number"):
             for number in range(1, task.n_items + 1):
-                page = distinct_page(juror, problem_id, task.number, number)
+                page = distinct_page(distinct_item(juror, problem_id, task.number, number), juror)
                 wrong = [a for a in page.answers if a.text and a.em == "no"]
                 if wrong:
                     return Item(

@@ -116,13 +116,13 @@ def _codes(page):
 
 
 def test_differences_rank_a_paper_whose_differences_cancel_out_in_the_totals(sheet):
-    by_code = sheet_page(sheet.problem, sheet.chair, SheetFilters())
+    by_code = sheet_page(sheet.problem, SheetFilters())
     p1, p2, _ = by_code.rows
     assert p1.spread == 0 and p2.spread == D("0.5")  # the spread of totals hides P1
     assert p1.differences == D(4) and p2.differences == D("0.5")
-    page = sheet_page(sheet.problem, sheet.chair, SheetFilters(sort="differences"))
+    page = sheet_page(sheet.problem, SheetFilters(sort="differences"))
     assert _codes(page) == ["P9-0001", "P9-0002", "P9-0003"]
-    page = sheet_page(sheet.problem, sheet.chair, SheetFilters(sort="discrepancies", only=True))
+    page = sheet_page(sheet.problem, SheetFilters(sort="discrepancies", only=True))
     assert _codes(page) == ["P9-0001", "P9-0002"]
 
 
@@ -144,7 +144,7 @@ def test_overview_counts_papers_per_juror_and_cells_by_state(client, sheet):
     services.criterion_decide(
         paper=paper, criterion=criterion, points="1", reason="half", chair=sheet.chair
     )
-    page = chair_overview_page(sheet.problem, sheet.chair)
+    page = chair_overview_page(sheet.problem)
     progress = {j.username: (j.submitted, j.in_progress, j.not_started) for j in page.jurors}
     assert progress == {"anna": (3, 0, 0), "boris": (3, 0, 0), "cy": (0, 1, 1)}
     # P1: ≠ ≠ =; P2: ✓ … …; P3: … … …
@@ -298,11 +298,11 @@ def test_only_a_chair_who_grades_none_of_the_problem_decides_from_the_sheet(clie
 def test_next_discrepancy_follows_the_sheets_order_and_wraps_around(sheet):
     a, b = sheet.criteria["a"].pk, sheet.criteria["b"].pk
     by_code = SheetFilters()
-    assert next_discrepancy(sheet.problem, sheet.chair, by_code) == ("P9-0001", a)
-    assert next_discrepancy(sheet.problem, sheet.chair, by_code, f"P9-0001:{a}") == ("P9-0001", b)
-    assert next_discrepancy(sheet.problem, sheet.chair, by_code, f"P9-0001:{b}") == ("P9-0002", a)
-    assert next_discrepancy(sheet.problem, sheet.chair, by_code, f"P9-0002:{a}") == ("P9-0001", a)
-    assert next_discrepancy(sheet.problem, sheet.chair, by_code, "nonsense") == ("P9-0001", a)
+    assert next_discrepancy(sheet.problem, by_code) == ("P9-0001", a)
+    assert next_discrepancy(sheet.problem, by_code, f"P9-0001:{a}") == ("P9-0001", b)
+    assert next_discrepancy(sheet.problem, by_code, f"P9-0001:{b}") == ("P9-0002", a)
+    assert next_discrepancy(sheet.problem, by_code, f"P9-0002:{a}") == ("P9-0001", a)
+    assert next_discrepancy(sheet.problem, by_code, "nonsense") == ("P9-0001", a)
     services.criterion_decide(
         paper=sheet.papers[0],
         criterion=sheet.criteria["b"],
@@ -310,7 +310,7 @@ def test_next_discrepancy_follows_the_sheets_order_and_wraps_around(sheet):
         reason="r",
         chair=sheet.chair,
     )
-    assert next_discrepancy(sheet.problem, sheet.chair, by_code, f"P9-0001:{a}") == ("P9-0002", a)
+    assert next_discrepancy(sheet.problem, by_code, f"P9-0001:{a}") == ("P9-0002", a)
 
 
 def test_next_discrepancy_opens_its_form_or_says_none_is_left(client, sheet):
@@ -342,7 +342,7 @@ def test_a_malformed_after_starts_from_the_first_open_discrepancy(client, sheet,
 
 
 def test_cell_states_are_what_the_consensus_rule_says(sheet):
-    page = sheet_page(sheet.problem, sheet.chair, SheetFilters())
+    page = sheet_page(sheet.problem, SheetFilters())
     states = [[c.state.status for c in row.cells] for row in page.rows]
     assert states[0][:2] == [DISCREPANT, DISCREPANT]
     assert all(

@@ -12,10 +12,10 @@ from django.core.management import call_command
 from django.db import connection, transaction
 
 from grading.services import contestants_import
-from puzzles.analytics.probe_imports import probes_import
-from puzzles.analytics.run_imports import runs_import
-from puzzles.analytics.run_output_imports import run_outputs_import
-from puzzles.analytics.technique_services import runs_tag, runs_untag, tags_import
+from puzzles.analytics.probes.imports import probes_import
+from puzzles.analytics.runs.imports import runs_import
+from puzzles.analytics.runs.output_imports import run_outputs_import
+from puzzles.analytics.techniques.services import runs_tag, runs_untag, tags_import
 from puzzles.models import Competition, CompetitionQuerySet, Run, Task
 from puzzles.services import system_scores_import
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.db import transaction
 
-from puzzles.analytics.run_imports import runs_import
+from puzzles.analytics.runs.imports import runs_import
 from puzzles.models import Competition, Run, System
 from tests.concurrency import run_concurrently
 

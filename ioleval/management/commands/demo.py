@@ -7,7 +7,7 @@ from django.db import transaction
 from grading.demo import demo_jury_load
 from ioleval.commands import AppCommand
 from ioleval.roles import CHAIR, JUROR, ORGANIZER
-from puzzles.context.demo import context_demo_load
+from puzzles.context.lab.demo import context_demo_load
 from puzzles.demo import demo_competition_load
 
 USERS = [

@@ -11,8 +11,7 @@ from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from ..ablation_charts import ablations_page_chart
-from ..ablation_selectors import EXPORT_HEADER, AblationsPage, ablations_page
+from ..ablations import EXPORT_HEADER, AblationsPage, ablations_page, ablations_page_chart
 from .common import svg_response, table_response
 
 

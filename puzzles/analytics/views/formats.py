@@ -10,8 +10,7 @@ from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from ..charts import formats_page_chart
-from ..formats import format_cell_page, formats_page
+from ..formats import format_cell_page, formats_page, formats_page_chart
 from .common import svg_response, table_response
 
 

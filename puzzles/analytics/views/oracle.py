@@ -13,10 +13,8 @@ from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from ..oracle.charts import oracle_chart as draw_oracle
-from ..oracle.forms import OracleForm
-from ..oracle.selectors import oracle_page, oracle_table
-from ..oracle.services import oracle_create
+from ..oracle import OracleForm, oracle_create, oracle_page, oracle_table
+from ..oracle import oracle_chart as draw_oracle
 from .common import svg_response, table_response
 
 

@@ -11,10 +11,7 @@ from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from ..probe_charts import probes_scatter
-from ..probe_forms import ProbesImportForm
-from ..probe_imports import probes_import
-from ..probe_selectors import EXPORT_HEADER, probes_page
+from ..probes import EXPORT_HEADER, ProbesImportForm, probes_import, probes_page, probes_scatter
 from ..stats.probes import sentence
 from .common import csv_upload, svg_response, table_response
 

@@ -11,11 +11,15 @@ from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from ..run_charts import runs_page_chart
-from ..run_forms import RunOutputsImportForm, RunsImportForm
-from ..run_imports import runs_import
-from ..run_output_imports import run_outputs_import
-from ..run_selectors import EXPORT_HEADER, runs_page
+from ..runs import (
+    EXPORT_HEADER,
+    RunOutputsImportForm,
+    RunsImportForm,
+    run_outputs_import,
+    runs_import,
+    runs_page,
+    runs_page_chart,
+)
 from ..stats.runs import agreement_sentence, correlation_sentence
 from .common import csv_upload, svg_response, table_response
 

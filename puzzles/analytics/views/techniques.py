@@ -11,10 +11,18 @@ from ioleval.http import HtmxHttpRequest, form_data, post_redirect
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from ..technique_charts import techniques_page_chart
-from ..technique_forms import REMOVE, TagForm, TagsImportForm
-from ..technique_selectors import EXPORT_HEADER, teams_with_runs, techniques_page
-from ..technique_services import runs_tag, runs_untag, tags_import
+from ..techniques import (
+    EXPORT_HEADER,
+    REMOVE,
+    TagForm,
+    TagsImportForm,
+    runs_tag,
+    runs_untag,
+    tags_import,
+    teams_with_runs,
+    techniques_page,
+    techniques_page_chart,
+)
 from .common import csv_upload, svg_response, table_response
 
 

@@ -10,8 +10,7 @@ from ioleval.http import HtmxHttpRequest
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
-from ..tier_charts import tier_strips
-from ..tier_selectors import EXPORT_HEADER, tiers_page
+from ..tiers import EXPORT_HEADER, tier_strips, tiers_page
 from .common import svg_response, table_response
 
 

@@ -3,8 +3,8 @@ import json
 from django.core.management.base import CommandError
 
 from ioleval.commands import AppCommand
-from puzzles.context.analysis import DEFAULT_TOKENIZER, TOKENIZERS, analysis_report
-from puzzles.context.selectors import puzzle_analysis, puzzle_or_none, puzzle_slugs
+from puzzles.context.lab.analysis import DEFAULT_TOKENIZER, TOKENIZERS, analysis_report
+from puzzles.context.lab.selectors import puzzle_analysis, puzzle_or_none, puzzle_slugs
 
 
 class Command(AppCommand):

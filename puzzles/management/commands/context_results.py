@@ -3,14 +3,14 @@ import json
 from django.core.management.base import CommandError
 
 from ioleval.commands import AppCommand
-from puzzles.context.analysis import DEFAULT_TOKENIZER, TOKENIZERS
-from puzzles.context.result_selectors import (
+from puzzles.context.lab.analysis import DEFAULT_TOKENIZER, TOKENIZERS
+from puzzles.context.lab.variants import DEFAULT_SEED
+from puzzles.context.results.selectors import (
     ContextResults,
     context_results,
     context_results_report,
     puzzles_selected,
 )
-from puzzles.context.variants import DEFAULT_SEED
 
 
 class Command(AppCommand):

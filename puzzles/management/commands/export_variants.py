@@ -5,9 +5,9 @@ from django.core.management.base import CommandError
 
 from ioleval.commands import AppCommand
 from ioleval.spreadsheet import csv_text
-from puzzles.context.analysis import DEFAULT_TOKENIZER, TOKENIZERS
-from puzzles.context.result_selectors import puzzle_variants_of, puzzles_selected
-from puzzles.context.variants import DEFAULT_SEED
+from puzzles.context.lab.analysis import DEFAULT_TOKENIZER, TOKENIZERS
+from puzzles.context.lab.variants import DEFAULT_SEED
+from puzzles.context.results.selectors import puzzle_variants_of, puzzles_selected
 
 FIELDS = ("puzzle", "condition", "deleted", "prompt")
 

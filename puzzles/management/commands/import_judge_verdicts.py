@@ -1,4 +1,4 @@
-from puzzles.context.result_imports import judge_verdicts_import
+from puzzles.context.results.imports import judge_verdicts_import
 
 from ._base import FileImportCommand
 

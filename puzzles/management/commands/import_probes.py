@@ -1,4 +1,4 @@
-from puzzles.analytics.probe_imports import probes_import
+from puzzles.analytics.probes import probes_import
 
 from ._base import CompetitionFileImportCommand
 

@@ -1,4 +1,4 @@
-from puzzles.context.services import puzzles_import
+from puzzles.context.lab.services import puzzles_import
 
 from ._base import FileImportCommand
 

@@ -1,4 +1,4 @@
-from puzzles.analytics.run_output_imports import run_outputs_import
+from puzzles.analytics.runs import run_outputs_import
 
 from ._base import CompetitionFileImportCommand
 

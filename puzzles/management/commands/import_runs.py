@@ -1,5 +1,5 @@
 from puzzles.analytics.models import RunScope
-from puzzles.analytics.run_imports import runs_import
+from puzzles.analytics.runs import runs_import
 
 from ._base import CompetitionFileImportCommand
 

@@ -1,4 +1,4 @@
-from puzzles.context.result_imports import solver_answers_import
+from puzzles.context.results.imports import solver_answers_import
 
 from ._base import FileImportCommand
 

@@ -1,5 +1,5 @@
 from ioleval.commands import AppCommand
-from puzzles.analytics.oracle.services import oracle_create
+from puzzles.analytics.oracle import oracle_create
 
 from ._base import competition_or_error, import_errors
 

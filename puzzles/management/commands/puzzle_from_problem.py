@@ -1,8 +1,8 @@
 from django.core.management.base import CommandError
 
 from ioleval.commands import AppCommand
-from puzzles.context.rosetta import SIDES
-from puzzles.context.services import puzzle_from_problem
+from puzzles.context.lab.rosetta import SIDES
+from puzzles.context.lab.services import puzzle_from_problem
 from puzzles.models import Problem
 
 from ._base import competition_or_error, import_errors

@@ -1,4 +1,4 @@
-from puzzles.analytics.technique_services import tags_import
+from puzzles.analytics.techniques import tags_import
 
 from ._base import CompetitionFileImportCommand
 

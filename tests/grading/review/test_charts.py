@@ -21,6 +21,7 @@ from grading.review.charts import (
     difficulty_scatter,
     divergence_bars,
     jury_vs_auto_scatter,
+    placement,
     placement_histogram,
 )
 
@@ -130,7 +131,7 @@ def test_placement_without_contestants_or_thresholds():
 
 def test_systems_with_the_same_total_get_labels_on_different_rows():
     placed = [(50.0, "A system", False), (50.0, "B system", False), (90.0, "C", False)]
-    levels = charts._label_levels(placed, 100.0)
+    levels = placement._label_levels(placed, 100.0)
     assert levels[0] != levels[1] and levels[2] == 0
 
 

@@ -20,7 +20,7 @@ from benchmarks.scale.data import build_board, build_jury
 from grading.pdf import render_pdf
 from grading.review.cache import review_cached
 from grading.review.report import review_pdf_html
-from puzzles.analytics.charts import PDF_ROWS
+from puzzles.analytics.formats.charts import PDF_ROWS
 from puzzles.analytics.report_pdf import analytics_report_html
 from puzzles.demo import DEMO_SLUG
 from puzzles.models import Competition

@@ -109,8 +109,8 @@ SCRIPT = "</svg><script>alert(2)</script>"
 
 def _with_runs(built, team: str = "Computed", technique: str = "chain of thought") -> None:
     """Two runs of `team` (a system of the review), the first tagged with `technique`."""
-    from puzzles.analytics.run_imports import runs_import
-    from puzzles.analytics.technique_services import runs_tag
+    from puzzles.analytics.runs.imports import runs_import
+    from puzzles.analytics.techniques.services import runs_tag
 
     runs = (
         "team,run,submitted_at,status,failure,public,private,selected\n"

@@ -14,10 +14,10 @@ from django.urls import reverse
 from openpyxl import load_workbook
 from scipy import stats as sps
 
-from puzzles.analytics.ablation_charts import ablation_forest
-from puzzles.analytics.ablation_demo import CONDITIONS, REFERENCE, SEEDS, ablations_demo_load
-from puzzles.analytics.ablation_selectors import EXPORT_HEADER, ablations_json, ablations_page
-from puzzles.analytics.run_scores import ALL_TASKS, run_problem_scores
+from puzzles.analytics.ablations.charts import ablation_forest
+from puzzles.analytics.ablations.demo import CONDITIONS, REFERENCE, SEEDS, ablations_demo_load
+from puzzles.analytics.ablations.selectors import EXPORT_HEADER, ablations_json, ablations_page
+from puzzles.analytics.runs.scores import ALL_TASKS, run_problem_scores
 from puzzles.analytics.stats.ablations import (
     PAIRED,
     WELCH,

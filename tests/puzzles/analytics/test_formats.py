@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from openpyxl import load_workbook
 
-from puzzles.analytics.formats import formats_page
+from puzzles.analytics.formats.selectors import formats_page
 from puzzles.analytics.stats.formats import (
     FAMILIES,
     FLAGS_KEY,
@@ -276,7 +276,7 @@ def _detector_forbidden(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the page re-detected a stored output's failures")
 
-    monkeypatch.setattr("puzzles.analytics.formats.format_failures", refuse)
+    monkeypatch.setattr("puzzles.analytics.formats.selectors.format_failures", refuse)
 
 
 def _detector_counted(monkeypatch) -> list:
@@ -286,7 +286,7 @@ def _detector_counted(monkeypatch) -> list:
         calls.append(args)
         return format_failures(*args, **kwargs)
 
-    monkeypatch.setattr("puzzles.analytics.formats.format_failures", counted)
+    monkeypatch.setattr("puzzles.analytics.formats.selectors.format_failures", counted)
     return calls
 
 
@@ -374,6 +374,7 @@ def test_reimported_outputs_store_their_new_failures():
 def test_a_chart_is_drawn_once_per_process_for_the_same_data(monkeypatch):
     from ioleval import charts as base
     from puzzles.analytics import charts
+    from puzzles.analytics.formats.charts import format_heatmap
 
     drawn = []
     real = base.render
@@ -384,10 +385,10 @@ def test_a_chart_is_drawn_once_per_process_for_the_same_data(monkeypatch):
 
     monkeypatch.setattr(base, "render", counted)
     monkeypatch.setattr(charts, "_drawn", type(charts._drawn)())
-    first = charts.format_heatmap(["A", "B"], ["empty_before"], [[0.5], [0.0]])
-    assert charts.format_heatmap(["A", "B"], ["empty_before"], [[0.5], [0.0]]) == first
+    first = format_heatmap(["A", "B"], ["empty_before"], [[0.5], [0.0]])
+    assert format_heatmap(["A", "B"], ["empty_before"], [[0.5], [0.0]]) == first
     assert len(drawn) == 1
-    other = charts.format_heatmap(["A", "B"], ["empty_before"], [[0.5], [1.0]])
+    other = format_heatmap(["A", "B"], ["empty_before"], [[0.5], [1.0]])
     assert other != first and len(drawn) == 2
 
 

@@ -17,9 +17,9 @@ from django.core.management import CommandError, call_command
 from django.db import transaction
 from django.urls import reverse
 
-from puzzles.analytics.run_scores import ALL_TASKS, run_problem_scores
-from puzzles.analytics.run_selectors import runs_page
-from puzzles.analytics.technique_services import tags_add
+from puzzles.analytics.runs.scores import ALL_TASKS, run_problem_scores
+from puzzles.analytics.runs.selectors import runs_page
+from puzzles.analytics.techniques.services import tags_add
 from puzzles.models import Competition, Run, RunOutput, Technique
 from tests.conftest import IOLAI_DIR
 

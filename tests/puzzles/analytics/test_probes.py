@@ -12,9 +12,9 @@ from django.urls import reverse
 from openpyxl import load_workbook
 from scipy import stats as sps
 
-from puzzles.analytics.demo import PROBE_ONLY_MODEL
-from puzzles.analytics.probe_imports import probes_import
-from puzzles.analytics.probe_selectors import probes_page
+from puzzles.analytics.probes.demo import PROBE_ONLY_MODEL
+from puzzles.analytics.probes.imports import probes_import
+from puzzles.analytics.probes.selectors import probes_page
 from puzzles.analytics.stats.probes import (
     ALL,
     MIN_MODELS,

@@ -13,16 +13,16 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 
-from puzzles.analytics.demo import PROBE_ONLY_MODEL
-from puzzles.analytics.formats import formats_page
+from puzzles.analytics.formats.selectors import formats_page
 from puzzles.analytics.oracle.selectors import oracle_page, oracle_table
 from puzzles.analytics.oracle.services import oracle_create
-from puzzles.analytics.probe_imports import probes_import
-from puzzles.analytics.probe_selectors import probes_page
+from puzzles.analytics.probes.demo import PROBE_ONLY_MODEL
+from puzzles.analytics.probes.imports import probes_import
+from puzzles.analytics.probes.selectors import probes_page
 from puzzles.analytics.report import SECTIONS, analytics_json, json_safe
-from puzzles.analytics.run_imports import runs_import
-from puzzles.analytics.run_selectors import runs_page
-from puzzles.analytics.tier_selectors import tiers_page
+from puzzles.analytics.runs.imports import runs_import
+from puzzles.analytics.runs.selectors import runs_page
+from puzzles.analytics.tiers.selectors import tiers_page
 from puzzles.models import Competition, System
 from puzzles.services import competition_rescore
 from tests.puzzles.factories import (

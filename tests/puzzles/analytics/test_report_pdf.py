@@ -15,11 +15,11 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from puzzles.analytics import report_pdf
-from puzzles.analytics.probe_imports import probes_import
+from puzzles.analytics.probes.imports import probes_import
 from puzzles.analytics.report import SECTIONS
 from puzzles.analytics.report_pdf import analytics_report_html
-from puzzles.analytics.run_imports import runs_import
-from puzzles.analytics.technique_services import runs_tag
+from puzzles.analytics.runs.imports import runs_import
+from puzzles.analytics.techniques.services import runs_tag
 from puzzles.services import competition_rescore
 from tests.puzzles.factories import (
     CompetitionFactory,

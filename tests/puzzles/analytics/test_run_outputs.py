@@ -12,8 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from puzzles.analytics.run_output_imports import run_outputs_import
-from puzzles.analytics.run_scores import ALL_TASKS, run_problem_scores
+from puzzles.analytics.runs.output_imports import run_outputs_import
+from puzzles.analytics.runs.scores import ALL_TASKS, run_problem_scores
 from puzzles.errors import ImportFailure
 from puzzles.models import Competition, Problem, Run, RunOutput, System, Task
 

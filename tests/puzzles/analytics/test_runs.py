@@ -15,8 +15,8 @@ from openpyxl import load_workbook
 from scipy import stats as sps
 
 from puzzles.analytics.models import RunScope
-from puzzles.analytics.run_imports import runs_import
-from puzzles.analytics.run_selectors import runs_page
+from puzzles.analytics.runs.imports import runs_import
+from puzzles.analytics.runs.selectors import runs_page
 from puzzles.analytics.stats.runs import (
     MIN_RUNS,
     RunFacts,

@@ -29,9 +29,9 @@ from puzzles.analytics.stats.techniques import (
     sign_flip_test,
     technique_effects,
 )
-from puzzles.analytics.technique_charts import techniques_forest
-from puzzles.analytics.technique_selectors import techniques_json, techniques_page
-from puzzles.analytics.technique_services import runs_tag, runs_untag, tags_import
+from puzzles.analytics.techniques.charts import techniques_forest
+from puzzles.analytics.techniques.selectors import techniques_json, techniques_page
+from puzzles.analytics.techniques.services import runs_tag, runs_untag, tags_import
 from puzzles.errors import ImportFailure
 from puzzles.models import Competition, Run, System, Technique
 from tests.puzzles.analytics.queries import assert_constant_queries
@@ -779,7 +779,7 @@ def test_hostile_technique_name_is_escaped(organizer_client, competition):
 
 
 def test_demo_tags_give_adoption_and_two_techniques_over_three_teams(demo_competition):
-    from puzzles.analytics.technique_demo import techniques_demo_load
+    from puzzles.analytics.techniques.demo import techniques_demo_load
 
     techniques_demo_load(demo_competition)
     tags = _tags(demo_competition)

@@ -13,8 +13,8 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from puzzles.analytics.stats.tiers import TIER_ORDER, median, tier_key, tier_stats
-from puzzles.analytics.tier_charts import tier_strips
-from puzzles.analytics.tier_selectors import tiers_page
+from puzzles.analytics.tiers.charts import tier_strips
+from puzzles.analytics.tiers.selectors import tiers_page
 from puzzles.models import Competition, Output, Problem, System, Task
 from puzzles.templatetags.puzzles_tags import heat
 from tests.puzzles.analytics.queries import assert_constant_queries

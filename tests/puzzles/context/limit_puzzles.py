@@ -1,4 +1,4 @@
-"""A context-lab puzzle at every import limit at once (puzzles/context/limits.py): for the
+"""A context-lab puzzle at every import limit at once (puzzles/context/lab/limits.py): for the
 tests of the limits and for benchmarks/context_limits.py, which times every page on it.
 
 It is built to be heavy where the pages are: as many examples, questions and distinct words as
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 
-from puzzles.context.limits import (
+from puzzles.context.lab.limits import (
     MAX_ALTERNATIVES,
     MAX_CHARACTERS,
     MAX_EXAMPLES,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
-from puzzles.context.analysis import TO_ENGLISH, TO_FOREIGN, Example, Question
-from puzzles.context.services import PuzzleSpec
+from puzzles.context.lab.analysis import TO_ENGLISH, TO_FOREIGN, Example, Question
+from puzzles.context.lab.services import PuzzleSpec
 
 _ONSETS = ("k", "t", "p", "m", "n", "s", "w", "y", "r", "l", "h", "q")
 _VOWELS = ("a", "e", "i", "o", "u", "aa", "ii")

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from puzzles.context.analysis import (
+from puzzles.context.lab.analysis import (
     Example,
     Question,
     analyse,
     analysis_report,
-    greedy_deletion,
-    optimal_deletion,
     tokens_normalized,
     tokens_whitespace,
 )
+from puzzles.context.lab.deletions import greedy_deletion, optimal_deletion
 
 # Puzzle A. Token occurrences (examples counted from 1):
 #   ka {1,2,3} (in three examples), mo {1,5}, ti {2,3}, lu {3}, pe {4}, pa {4}, ro {5}
@@ -194,12 +193,13 @@ def test_unknown_tokenizer_and_direction_are_refused():
         analyse(A_EXAMPLES, (Question(id="x", direction="sideways", prompt="ka"),))
 
 
-def test_the_analysis_module_is_pure():
+@pytest.mark.parametrize("name", ["analysis", "distance", "deletions"])
+def test_the_analysis_modules_are_pure(name):
     import ast
+    import importlib
     from pathlib import Path
 
-    import puzzles.context.analysis as module
-
+    module = importlib.import_module(f"puzzles.context.lab.{name}")
     tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
     imported = {
         (node.module or "") if isinstance(node, ast.ImportFrom) else alias.name
@@ -218,13 +218,9 @@ def test_the_exact_optimum_is_every_subsets_best(seed, work, monkeypatch):
     import random
     from itertools import combinations
 
-    from puzzles.context import analysis as module
-    from puzzles.context.analysis import (
-        analyse,
-        greedy_deletion,
-        greedy_deletions,
-        optimal_deletion,
-    )
+    from puzzles.context.lab import analysis as module
+    from puzzles.context.lab.analysis import analyse
+    from puzzles.context.lab.deletions import greedy_deletion, greedy_deletions, optimal_deletion
     from tests.puzzles.context.random_puzzles import random_puzzle
 
     if work is not None:
@@ -267,10 +263,10 @@ def _or(masks) -> int:
 
 
 @pytest.mark.parametrize("seed", range(200))
-def test_the_distance_search_finds_the_smallest_damaging_set(seed):
+def test_the_distance_search_finds_thesmallest_damaging_set(seed):
     import random
 
-    from puzzles.context.analysis import _indices, _smallest_damaging_set
+    from puzzles.context.lab.distance import indices_of, smallest_damaging_set
 
     rng = random.Random(seed)
     examples = rng.randint(1, 10)
@@ -281,19 +277,19 @@ def test_the_distance_search_finds_the_smallest_damaging_set(seed):
         )
         for _ in range(rng.randint(1, 5))
     )
-    found, exact = _smallest_damaging_set(alternatives)
+    found, exact = smallest_damaging_set(alternatives)
     assert exact
     assert len(found) == _smallest_union(alternatives)
     # It damages the question: each alternative loses a token whose examples are all in it.
     gone = sum(1 << (j - 1) for j in found)
     assert all(any(m & ~gone == 0 for m in alt) for alt in alternatives)
-    assert found == _indices(gone)
+    assert found == indices_of(gone)
 
 
 def test_the_distance_search_stops_and_says_its_distance_is_an_upper_bound():
     import random
 
-    from puzzles.context.analysis import DISTANCE_SEARCH_WORK, _smallest_damaging_set
+    from puzzles.context.lab.distance import DISTANCE_SEARCH_WORK, smallest_damaging_set
 
     # Ten accepted answers of ten words, each word in two of 40 examples: a hitting-set
     # instance the pruned search could spend 10^10 steps on.
@@ -302,14 +298,14 @@ def test_the_distance_search_stops_and_says_its_distance_is_an_upper_bound():
         tuple((1 << rng.randrange(40)) | (1 << rng.randrange(40)) for _ in range(10))
         for _ in range(10)
     )
-    found, exact = _smallest_damaging_set(alternatives, work=DISTANCE_SEARCH_WORK)
+    found, exact = smallest_damaging_set(alternatives, work=DISTANCE_SEARCH_WORK)
     assert not exact
     gone = sum(1 << (j - 1) for j in found)
     assert all(any(m & ~gone == 0 for m in alt) for alt in alternatives)
     # The same instance with room enough is searched to the end, and no larger.
-    exact_found, done = _smallest_damaging_set(alternatives, work=10**9)
+    exact_found, done = smallest_damaging_set(alternatives, work=10**9)
     assert done and len(exact_found) <= len(found)
     # Disjoint answers (each word in its own example) are settled at once by the bound.
     disjoint = tuple(tuple(1 << (10 * a + w) for w in range(10)) for a in range(10))
-    found, exact = _smallest_damaging_set(disjoint)
+    found, exact = smallest_damaging_set(disjoint)
     assert exact and len(found) == 10

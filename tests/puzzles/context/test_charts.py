@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from puzzles.context.charts import max_dq_bars
+from puzzles.context.lab.charts import max_dq_bars
 
 
 def test_the_bars_are_an_accessible_deterministic_svg():

@@ -9,8 +9,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from puzzles.context.selectors import puzzle_analysis
-from puzzles.context.services import PuzzleSpec, puzzle_save
+from puzzles.context.lab.selectors import puzzle_analysis
+from puzzles.context.lab.services import PuzzleSpec, puzzle_save
 from puzzles.models import ContextPuzzle
 from tests.puzzles.context.test_analysis import A_EXAMPLES, A_QUESTIONS, L_EXAMPLES, L_QUESTIONS
 
@@ -63,7 +63,7 @@ def test_an_unknown_puzzle_names_the_known_ones():
 
 
 def test_the_selector_reads_a_puzzle_in_two_queries(django_assert_num_queries):
-    from puzzles.context.analysis import Example, Question
+    from puzzles.context.lab.analysis import Example, Question
 
     examples = tuple(Example(foreign=(f"w{j} x{j % 7}", f"y{j}")) for j in range(40))
     questions = tuple(

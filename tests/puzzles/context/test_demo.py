@@ -8,8 +8,8 @@ import io
 import pytest
 from django.core.management import call_command
 
-from puzzles.context.demo import DEMO_PUZZLES, context_demo_load
-from puzzles.context.selectors import puzzle_analysis
+from puzzles.context.lab.demo import DEMO_PUZZLES, context_demo_load
+from puzzles.context.lab.selectors import puzzle_analysis
 from puzzles.models import ContextExample, ContextPuzzle, ContextQuestion
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,9 @@ import pytest
 from django.urls import reverse
 from openpyxl import load_workbook
 
-from puzzles.context.analysis import Example, Question
-from puzzles.context.demo import context_demo_load
-from puzzles.context.services import PuzzleSpec, puzzle_save
+from puzzles.context.lab.analysis import Example, Question
+from puzzles.context.lab.demo import context_demo_load
+from puzzles.context.lab.services import PuzzleSpec, puzzle_save
 
 pytestmark = pytest.mark.django_db
 

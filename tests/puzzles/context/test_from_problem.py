@@ -10,14 +10,14 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from puzzles.context.analysis import TO_ENGLISH, TO_FOREIGN
-from puzzles.context.rosetta import (
+from puzzles.context.lab.analysis import TO_ENGLISH, TO_FOREIGN
+from puzzles.context.lab.rosetta import (
     ConversionError,
     ProblemTask,
     rosetta_convert,
     task_direction,
 )
-from puzzles.context.selectors import puzzle_analysis
+from puzzles.context.lab.selectors import puzzle_analysis
 from puzzles.models import ContextPuzzle
 
 CONTEXT = """Here are sentences in Vela and their English translations.

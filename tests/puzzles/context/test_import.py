@@ -10,7 +10,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from puzzles.context.services import puzzles_import
+from puzzles.context.lab.services import puzzles_import
 from puzzles.errors import ImportFailure
 from puzzles.models import (
     Condition,

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 from lxml import html
 
-from puzzles.context.demo import context_demo_load
+from puzzles.context.lab.demo import context_demo_load
 
 pytestmark = pytest.mark.django_db
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from puzzles.context.analysis import TOKENIZERS, Example, Question, analyse
-from puzzles.context.labels import structural_label
-from puzzles.context.variants import puzzle_variants, variant
+from puzzles.context.lab.analysis import TOKENIZERS, Example, Question, analyse
+from puzzles.context.lab.labels import structural_label
+from puzzles.context.lab.variants import puzzle_variants, variant
 from tests.puzzles.context.random_puzzles import random_puzzles
 
 

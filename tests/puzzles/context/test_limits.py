@@ -1,4 +1,4 @@
-"""The context lab's size limits (puzzles/context/limits.py): a puzzle at every limit at once
+"""The context lab's size limits (puzzles/context/lab/limits.py): a puzzle at every limit at once
 imports and its pages answer; one past any limit is refused at import, naming the file and
 the JSON path, and nothing is written (5,000 examples took 7-8 s a page, 20,000 killed the
 worker)."""
@@ -12,8 +12,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from puzzles.context.analysis import analyse, tokens_whitespace
-from puzzles.context.limits import (
+from puzzles.context.lab.analysis import analyse, tokens_whitespace
+from puzzles.context.lab.limits import (
     MAX_ALTERNATIVES,
     MAX_CHARACTERS,
     MAX_EXAMPLES,
@@ -21,8 +21,8 @@ from puzzles.context.limits import (
     MAX_TEXT,
     MAX_TOKENS,
 )
-from puzzles.context.selectors import puzzle_inputs
-from puzzles.context.services import puzzle_from_problem, puzzles_import
+from puzzles.context.lab.selectors import puzzle_inputs
+from puzzles.context.lab.services import puzzle_from_problem, puzzles_import
 from puzzles.errors import ImportFailure
 from puzzles.models import ContextExample, ContextPuzzle, ContextQuestion, Task
 from tests.puzzles.context.limit_puzzles import characters, puzzle_at_limits

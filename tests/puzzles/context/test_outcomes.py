@@ -14,21 +14,23 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from puzzles.context.outcomes import (
+from puzzles.context.results.judges import (
     PAPER_TABLE_2_CONDITIONS,
-    Answer,
     Contradiction,
+    Verdict,
+    judge_agreement,
+    judge_contradictions,
+)
+from puzzles.context.results.outcomes import (
+    Answer,
     PuzzleRun,
     QuestionResult,
-    Verdict,
     answer_em,
     condition_summaries,
     is_abstention,
-    judge_agreement,
-    judge_contradictions,
-    paired_tests,
     puzzle_runs,
 )
+from puzzles.context.results.paired import paired_tests
 from puzzles.metrics import score_items
 
 KEY = {
@@ -628,7 +630,9 @@ def test_contradictions_without_runs_are_empty():
 def test_the_pure_modules_load_without_django():
     code = (
         "import sys\n"
-        "import puzzles.context.outcomes, puzzles.context.prompts, puzzles.context.variants\n"
+        "import puzzles.context.results.outcomes, puzzles.context.results.paired\n"
+        "import puzzles.context.results.judges, puzzles.context.lab.analysis\n"
+        "import puzzles.context.lab.prompts, puzzles.context.lab.variants\n"
         "sys.exit(any(m == 'django' or m.startswith('django.') for m in sys.modules))\n"
     )
     root = Path(__file__).resolve().parents[3]
@@ -642,7 +646,7 @@ def test_wilcoxon_enumeration_is_scipys_permutation_distribution(n):
     through a general permutation test; ours enumerates them directly, with the same p."""
     import numpy as np
 
-    from puzzles.context.outcomes import wilcoxon_signed_rank
+    from puzzles.context.results.paired import wilcoxon_signed_rank
 
     rng = np.random.default_rng(n)
     before = rng.choice([0, 1 / 3, 2 / 3, 1], n)
@@ -659,7 +663,7 @@ def test_wilcoxon_enumeration_is_scipys_permutation_distribution(n):
 def test_wilcoxon_past_enumeration_uses_scipys_exact_or_normal():
     import numpy as np
 
-    from puzzles.context.outcomes import wilcoxon_signed_rank
+    from puzzles.context.results.paired import wilcoxon_signed_rank
 
     distinct_before = list(np.arange(20) / 7.0 + 0.01)
     distinct_after = [b - (i + 1) * 0.013 * (-1) ** i for i, b in enumerate(distinct_before)]

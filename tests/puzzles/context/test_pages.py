@@ -11,10 +11,10 @@ from django.urls import reverse
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from ioleval import shared_cache
-from puzzles.context.analysis import Example, Question
-from puzzles.context.demo import context_demo_load
-from puzzles.context.pages import PAGE_SEARCH_CAP, corpus_page, puzzle_page
-from puzzles.context.services import PuzzleSpec, puzzle_save
+from puzzles.context.lab.analysis import Example, Question
+from puzzles.context.lab.demo import context_demo_load
+from puzzles.context.lab.pages import PAGE_SEARCH_CAP, corpus_page, puzzle_page
+from puzzles.context.lab.services import PuzzleSpec, puzzle_save
 from puzzles.models import ContextPuzzle
 from tests.puzzles.context.random_puzzles import random_puzzle
 

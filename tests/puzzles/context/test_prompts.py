@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from puzzles.context.prompts import ABSTAIN, variant_prompt
+from puzzles.context.lab.prompts import ABSTAIN, variant_prompt
 
 EXAMPLES = [("ka mo", "the fish swims"), ("ka  lu.", "the bird\nflies"), ("ti mo", "a fish swims")]
 QUESTIONS = [("1.a", "to_english", "ti lu"), ("1.b", "to_foreign", "the bird swims")]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from puzzles.context.outcomes import ConditionSummary
-from puzzles.context.result_charts import mean_em_bars
+from puzzles.context.results.charts import mean_em_bars
+from puzzles.context.results.outcomes import ConditionSummary
 
 
 def _row(model: str, condition: str, em: float) -> ConditionSummary:

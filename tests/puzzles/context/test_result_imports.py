@@ -9,8 +9,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from puzzles.context.result_imports import judge_verdicts_import, solver_answers_import
-from puzzles.context.services import puzzles_import
+from puzzles.context.lab.services import puzzles_import
+from puzzles.context.results.imports import judge_verdicts_import, solver_answers_import
 from puzzles.errors import ImportFailure
 from puzzles.models import JudgeVerdict, SolverAnswer
 

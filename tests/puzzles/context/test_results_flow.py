@@ -23,8 +23,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from puzzles.context.result_selectors import context_results, context_results_report
-from puzzles.context.variants import random_deletion
+from puzzles.context.lab.variants import random_deletion
+from puzzles.context.results.selectors import context_results, context_results_report
 from puzzles.models import JudgeVerdict, SolverAnswer
 
 pytestmark = pytest.mark.django_db

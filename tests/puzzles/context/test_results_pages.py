@@ -18,12 +18,12 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from openpyxl import load_workbook
 
-from puzzles.context.demo_results import JUDGES, MODELS, context_demo_results_load
-from puzzles.context.result_imports import judge_verdicts_import, solver_answers_import
-from puzzles.context.result_selectors import context_results
-from puzzles.context.result_tables import TABLES, result_table
-from puzzles.context.services import puzzles_import
-from puzzles.context.variants import CONDITIONS
+from puzzles.context.lab.services import puzzles_import
+from puzzles.context.lab.variants import CONDITIONS
+from puzzles.context.results.demo import JUDGES, MODELS, context_demo_results_load
+from puzzles.context.results.imports import judge_verdicts_import, solver_answers_import
+from puzzles.context.results.selectors import context_results
+from puzzles.context.results.tables import TABLES, result_table
 from puzzles.models import ContextPuzzle, JudgeVerdict, SolverAnswer
 
 from .test_outcomes import paper_table_2_corpus
@@ -426,7 +426,7 @@ def test_the_pages_take_the_same_number_of_queries_at_two_sizes(organizer_client
 
 
 def test_demo_results_on_the_demo_puzzles(organizer_client):
-    from puzzles.context.demo import context_demo_load
+    from puzzles.context.lab.demo import context_demo_load
     from puzzles.models import JudgeVerdict, SolverAnswer
 
     puzzles = context_demo_load()  # the puzzles with their invented results

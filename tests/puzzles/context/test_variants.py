@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from puzzles.context.variants import (
+from puzzles.context.lab.variants import (
     CONDITIONS,
     Variant,
     puzzle_variants,
