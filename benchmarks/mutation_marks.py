@@ -5,7 +5,8 @@
     .venv/bin/python benchmarks/mutation_marks.py --no-run --list-survivors  # last run only
 
 benchmarks/mutation.py with benchmarks/mutation_marks.toml (its docstring says each step):
-only `grading/services/marks.py` is mutated, only `tests/grading/test_mark*.py` run, in
+only `grading/services/marks.py` and `grading/services/drafts.py` (the autosave's reads) are
+mutated, only `tests/grading/test_mark*.py` run, in
 `build/mutation-marks/`; the equivalent mutants are in mutation_marks_equivalent.txt.
 """
 

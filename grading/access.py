@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Exists, Subquery
+from django.db.models import Exists
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -47,7 +47,7 @@ from ioleval.roles import CHAIR, ORGANIZER, has_role
 from puzzles.models import Competition, Problem, Task
 from puzzles.selectors import competition_get
 
-from .models import Assignment, Criterion, Paper, Rubric
+from .models import Assignment, Criterion, Paper
 from .selectors.blind import papers_still_graded, review_closed_text
 from .selectors.rubrics import rubric_criteria
 
@@ -66,9 +66,7 @@ def chair_refusal(user, problem: Problem, *, act: bool) -> str:
     """
     if not has_role(user, *((CHAIR,) if act else (CHAIR, ORGANIZER))):
         return "only the chair acts on a problem" if act else "only the chair and organizers"
-    if Assignment.objects.filter(
-        paper__problem=problem, juror=user, submitted_at__isnull=True
-    ).exists():
+    if Assignment.objects.of(user).open().filter(paper__problem=problem).exists():
         return (
             f"you still grade papers of problem {problem.number}: submit them first, then"
             " its sheet, decisions, tolerance and finalizing open to you"
@@ -113,11 +111,9 @@ def chair_cell(user, slug: str, number: int, code: str, criterion_id: int) -> Ch
     the problem as its chair, then 404 for a paper not of the problem or a criterion not of
     its current rubric (one query for both)."""
     found = chair_problem(user, slug, number, act=True)
-    current = Rubric.objects.filter(problem=found).order_by("-version").values("pk")[:1]
+    of_rubric = Criterion.objects.current().filter(pk=criterion_id, rubric__problem=found)
     paper = get_object_or_404(
-        Paper.objects.select_related("problem__competition").annotate(
-            in_rubric=Exists(Criterion.objects.filter(pk=criterion_id, rubric_id=Subquery(current)))
-        ),
+        Paper.objects.select_related("problem__competition").annotate(in_rubric=Exists(of_rubric)),
         code=code,
         problem=found,
     )

@@ -6,12 +6,30 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from simple_history.models import HistoricalRecords
 
 from puzzles.models import Competition, Problem, System, Task
 
 POINTS = {"max_digits": 6, "decimal_places": 2}
+
+# The named queries (CONVENTIONS.md, pattern 9): "current rubric", "submitted", "open" and
+# "finalized" are spelled here once, as querysets' methods and, for filters through a relation
+# and aggregates' filter=, as conditions (`Rubric.current_q`, `Assignment.submitted_q`,
+# `ProblemJury.finalized_q`) that take the relation's path. tests/grading/test_named_queries.py
+# fails on any other spelling of them in grading/.
+
+
+def _at(via: str, lookup: str) -> str:
+    """Return a lookup through a relation path: _at("assignment", "x") is "assignment__x"."""
+    return f"{via}__{lookup}" if via else lookup
+
+
+class RubricQuerySet(models.QuerySet):
+    def current(self) -> RubricQuerySet:
+        """Return the current rubrics: each problem's latest version, the one jurors grade
+        with (older versions keep the marks given under them)."""
+        return self.filter(Rubric.current_q())
 
 
 class Rubric(models.Model):
@@ -25,6 +43,8 @@ class Rubric(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = RubricQuerySet.as_manager()
+
     class Meta:
         ordering = ["problem", "-version"]
         constraints = [
@@ -33,6 +53,21 @@ class Rubric(models.Model):
 
     def __str__(self) -> str:
         return f"{self.problem} rubric v{self.version}"
+
+    @staticmethod
+    def current_q(via: str = "") -> Q:
+        """Return the condition "the rubric at `via` (a relation path, or none) is its
+        problem's current one": no later version of the problem's rubric exists."""
+        later = Rubric.objects.filter(
+            problem=OuterRef(_at(via, "problem")), version__gt=OuterRef(_at(via, "version"))
+        )
+        return ~Q(Exists(later))
+
+
+class CriterionQuerySet(models.QuerySet):
+    def current(self) -> CriterionQuerySet:
+        """Return the criteria of the current rubrics (Rubric.objects.current())."""
+        return self.filter(Rubric.current_q("rubric"))
 
 
 class Criterion(models.Model):
@@ -65,6 +100,8 @@ class Criterion(models.Model):
         max_length=20, choices=SuggestRule.choices, default=SuggestRule.SHARE
     )
     suggest_points_per_item = models.DecimalField(**POINTS, null=True, blank=True)
+
+    objects = CriterionQuerySet.as_manager()
 
     class Meta:
         ordering = ["rubric", "order"]
@@ -119,7 +156,15 @@ class ProblemJuror(models.Model):
 class AssignmentQuerySet(models.QuerySet):
     def submitted(self) -> AssignmentQuerySet:
         """Return the assignments whose juror submitted the paper (their marks are locked)."""
-        return self.filter(submitted_at__isnull=False)
+        return self.filter(Assignment.submitted_q())
+
+    def open(self) -> AssignmentQuerySet:
+        """Return the assignments not submitted yet: papers their juror still grades."""
+        return self.filter(Assignment.open_q())
+
+    def of(self, juror) -> AssignmentQuerySet:
+        """Return the juror's own assignments (a user, or a user's id)."""
+        return self.filter(juror=juror)
 
 
 class Assignment(models.Model):
@@ -147,12 +192,23 @@ class Assignment(models.Model):
     def is_submitted(self) -> bool:
         return self.submitted_at is not None
 
+    @staticmethod
+    def submitted_q(via: str = "") -> Q:
+        """Return the condition "submitted" on the assignment at `via` (a relation path such
+        as "papers__assignments", or none)."""
+        return Q(**{_at(via, "submitted_at__isnull"): False})
+
+    @staticmethod
+    def open_q(via: str = "") -> Q:
+        """Return the condition "not submitted yet" on the assignment at `via`."""
+        return Q(**{_at(via, "submitted_at__isnull"): True})
+
 
 class MarkQuerySet(models.QuerySet):
     def submitted(self) -> MarkQuerySet:
         """Return the marks of submitted papers: what the sheet, other jurors and the review
         see (a draft stays its juror's own until the paper is submitted)."""
-        return self.filter(assignment__submitted_at__isnull=False)
+        return self.filter(Assignment.submitted_q("assignment"))
 
 
 class Mark(models.Model):
@@ -261,7 +317,7 @@ class PaperTag(models.Model):
 class ProblemJuryQuerySet(models.QuerySet):
     def finalized(self) -> ProblemJuryQuerySet:
         """Return the juries whose problem the chair finalized: its results stand."""
-        return self.filter(finalized_at__isnull=False)
+        return self.filter(ProblemJury.finalized_q())
 
 
 class ProblemJury(models.Model):
@@ -280,6 +336,11 @@ class ProblemJury(models.Model):
 
     def __str__(self) -> str:
         return f"jury of {self.problem}"
+
+    @staticmethod
+    def finalized_q(via: str = "") -> Q:
+        """Return the condition "finalized" on the jury at `via` (a relation path, or none)."""
+        return Q(**{_at(via, "finalized_at__isnull"): False})
 
 
 class Contestant(models.Model):

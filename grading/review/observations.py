@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.urls import reverse
 
 from puzzles.models import Competition
 
-from ..models import ObservationTag, Paper, PaperTag
+from ..models import Assignment, ObservationTag, Paper, PaperTag
 
 # Where a chair or organizer reads a paper's marks: its problem's comparison sheet.
 PAPER_URL_NAME = "grading:sheet"
@@ -134,14 +134,14 @@ def tag_counts(competition: Competition) -> TagCounts:
     papers = [
         _Paper(*row)
         for row in Paper.objects.filter(problem__competition=competition)
-        .annotate(graded=Count("assignments", filter=Q(assignments__submitted_at__isnull=False)))
+        .annotate(graded=Count("assignments", filter=Assignment.submitted_q("assignments")))
         .order_by("problem__number", "code")
         .values_list("pk", "code", "problem__number", "system__name", "system__external", "graded")
     ]
     uses: dict[tuple[int, int], int] = defaultdict(int)  # (paper id, tag id) -> jurors
     for paper_id, tag_id in PaperTag.objects.filter(
+        Assignment.submitted_q("assignment"),
         assignment__paper__problem__competition=competition,
-        assignment__submitted_at__isnull=False,
     ).values_list("assignment__paper_id", "tag_id"):
         uses[(paper_id, tag_id)] += 1
     return _assemble(competition.slug, tags, papers, uses)

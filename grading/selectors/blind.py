@@ -113,7 +113,7 @@ def papers_still_graded(user, competition: Competition | None = None) -> dict[in
     """Return, per competition id, the codes of the user's papers not yet submitted (one
     query): while there are any, the result review (which names the system behind papers)
     stays closed to them."""
-    rows = Assignment.objects.filter(juror=user, submitted_at__isnull=True)
+    rows = Assignment.objects.of(user).open()
     if competition is not None:
         rows = rows.filter(paper__problem__competition=competition)
     codes: dict[int, list[str]] = defaultdict(list)

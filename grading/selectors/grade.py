@@ -92,11 +92,9 @@ def next_unfinished_code(assignment: Assignment) -> str | None:
     first; never this paper; None when every other one is submitted. One query."""
     code = assignment.paper.code
     return (
-        Assignment.objects.filter(
-            juror_id=assignment.juror_id,
-            paper__problem_id=assignment.paper.problem_id,
-            submitted_at__isnull=True,
-        )
+        Assignment.objects.of(assignment.juror_id)
+        .open()
+        .filter(paper__problem_id=assignment.paper.problem_id)
         .exclude(pk=assignment.pk)
         .annotate(wraps=Case(When(paper__code__gt=code, then=Value(0)), default=Value(1)))
         .order_by("wraps", "paper__code")

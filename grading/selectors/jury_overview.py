@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count
 
 from puzzles.models import Competition, Problem
 
-from ..models import Paper, ProblemJuror
+from ..models import Assignment, Paper, ProblemJuror
 from .answers import Recognisable, papers_recognisable
 from .blind import NotBlind, not_blind
 from .cells import problem_jury
@@ -58,7 +58,7 @@ def jury_overview_page(competition: Competition) -> JuryOverviewPage:
             n_assignments=Count("papers__assignments", distinct=True),
             n_submitted=Count(
                 "papers__assignments",
-                filter=Q(papers__assignments__submitted_at__isnull=False),
+                filter=Assignment.submitted_q("papers__assignments"),
                 distinct=True,
             ),
         )

@@ -27,7 +27,7 @@ class JurorLoad:
 def juror_loads() -> dict[int, JurorLoad]:
     """Return, by user id, the papers assigned and submitted of everyone with a paper."""
     rows = Assignment.objects.values("juror_id").annotate(
-        assigned=Count("pk"), submitted=Count("pk", filter=Q(submitted_at__isnull=False))
+        assigned=Count("pk"), submitted=Count("pk", filter=Assignment.submitted_q())
     )
     return {r["juror_id"]: JurorLoad(r["assigned"], r["submitted"]) for r in rows}
 
@@ -88,7 +88,7 @@ def group_candidates(competition: Competition) -> list[GroupCandidate]:
         r["juror_id"]: JurorLoad(r["assigned"], r["submitted"])
         for r in Assignment.objects.filter(paper__problem__competition=competition)
         .values("juror_id")
-        .annotate(assigned=Count("pk"), submitted=Count("pk", filter=Q(submitted_at__isnull=False)))
+        .annotate(assigned=Count("pk"), submitted=Count("pk", filter=Assignment.submitted_q()))
     }
     return [
         GroupCandidate(

@@ -54,9 +54,5 @@ def chair_sheets(user) -> list[tuple[Problem, bool]]:
         .select_related("competition")
         .order_by("competition__slug", "number")
     )
-    grading = set(
-        Assignment.objects.filter(juror=user, submitted_at__isnull=True).values_list(
-            "paper__problem_id", flat=True
-        )
-    )
+    grading = set(Assignment.objects.of(user).open().values_list("paper__problem_id", flat=True))
     return [(p, p.pk not in grading) for p in problems]

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from django.db.models import F
+
 from puzzles.models import Problem
 
 from ..models import Assignment, Criterion, Mark, Rubric
 
 
 def rubric_current(problem: Problem) -> Rubric | None:
-    """Return the problem's latest rubric version, or None."""
-    return Rubric.objects.filter(problem=problem).order_by("-version").first()
+    """Return the problem's current rubric (its latest version), or None."""
+    return Rubric.objects.current().filter(problem=problem).first()
 
 
 def rubric_criteria(problem: Problem) -> list[Criterion]:
@@ -27,18 +29,16 @@ def rubric_criteria(problem: Problem) -> list[Criterion]:
 
 
 def current_rubrics(problems) -> dict[int, list[Criterion]]:
-    """Return each problem's current criteria in two queries."""
-    latest: dict[int, int] = {}
-    for problem_id, rubric_id in (
-        Rubric.objects.filter(problem__in=problems)
-        .values_list("problem_id", "pk")
-        .order_by("problem_id", "version")
-    ):
-        latest[problem_id] = rubric_id
+    """Return each problem's current criteria, in order, in one query (problems: Problem
+    rows, ids or a queryset)."""
     criteria: dict[int, list[Criterion]] = defaultdict(list)
-    by_rubric = {r: p for p, r in latest.items()}
-    for criterion in Criterion.objects.filter(rubric_id__in=by_rubric).order_by("order"):
-        criteria[by_rubric[criterion.rubric_id]].append(criterion)
+    for criterion in (
+        Criterion.objects.current()
+        .filter(rubric__problem__in=problems)
+        .annotate(of_problem=F("rubric__problem_id"))
+        .order_by("order")
+    ):
+        criteria[criterion.of_problem].append(criterion)
     return criteria
 
 
@@ -47,7 +47,7 @@ def criteria_not_marked(
 ) -> dict[int, list[str]]:
     """Return, for each of these assignments that lacks one, the codes of the current
     rubric's criteria it has no points for, in the rubric's order (the rule of submitting
-    a paper, by hand or by import). Four queries, however many assignments; three when the
+    a paper, by hand or by import). Three queries, however many assignments; two when the
     caller gives each assignment's problem id (`problems`)."""
     if problems is None:
         problems = dict(

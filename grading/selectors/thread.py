@@ -88,8 +88,8 @@ def thread_page(thread: ThreadAccess) -> ThreadPage:
         # code across rubric versions (a new version moves the marks to a new criterion).
         history = list(
             Mark.history.filter(
+                Assignment.submitted_q("assignment"),
                 assignment__paper=paper,
-                assignment__submitted_at__isnull=False,
                 criterion__rubric__problem_id=paper.problem_id,
                 criterion__code=criterion.code,
             )
@@ -114,7 +114,7 @@ def thread_page(thread: ThreadAccess) -> ThreadPage:
         ),
         is_chair=is_chair,
         finalized=problem_jury(paper.problem).finalized_at is not None,
-        still_grading=paper.assignments.filter(submitted_at__isnull=True).count(),
+        still_grading=paper.assignments.open().count(),
         history=mark_changes(history),
         decision_history=decision_changes(resolution) if resolution and is_chair else [],
         chair_waits=thread.chair_waits,

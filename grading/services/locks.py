@@ -29,10 +29,10 @@ from puzzles.models import Problem
 
 from ..models import ProblemJury
 
-# The autosave's shared lock of the jury row of the paper with this code (raw SQL: the
-# autosave runs for every keystroke pause; its statements are in services/marks.py). The
-# clause is added only where the database has row locks.
-JURY_SHARE_LOCK = " FOR SHARE OF j"
+# The autosave's shared lock of the jury row of the paper with this code, added to the
+# statement services/drafts.py compiles (Django's select_for_update has no FOR SHARE) where
+# the database has row locks; {jury} is the jury table's quoted name.
+JURY_SHARE_LOCK = " FOR SHARE OF {jury}"
 
 
 def jury_lock(problem: Problem) -> ProblemJury:

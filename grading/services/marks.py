@@ -17,14 +17,13 @@ from ..models import (
     ObservationTag,
     Paper,
     PaperTag,
-    ProblemJury,
     Resolution,
     Rubric,
 )
 from ..selectors import criteria_not_marked, rubric_current, suggestion_of
 from ..text import points_text
 from .consensus import chair_check, finalized_error, problem_ensure_open
-from .locks import JURY_SHARE_LOCK
+from .drafts import draft_jury_lock, draft_mark, draft_read
 
 CENTS = Decimal("0.01")  # the decimal places of a stored mark
 
@@ -82,7 +81,7 @@ def _criterion_of(paper: Paper, criterion: Criterion) -> None:
 def _locked(assignment: Assignment) -> Assignment:
     # The row lock orders saves, submits and revisions of one assignment: two tabs of the
     # same juror, or a save racing a submit, run one after the other (mark_save_by_code
-    # takes the same lock in SQL). It comes after the jury row's (grading/services/locks.py).
+    # takes the same lock, services/drafts.py). It comes after the jury row's (locks.py).
     return (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("paper__problem__jury", "juror")
@@ -116,72 +115,6 @@ def draft_points(
     return points_parse(points, criterion=criterion)
 
 
-# The draft's statements, in SQL. First the shared lock of the problem's jury row, with its
-# finalization (the order of grading/services/locks.py: a new rubric version, a submit or a
-# finalization holds it exclusively; autosaves share it). Then, in a statement of its own so
-# that it reads what such a write committed while the save waited, the juror's assignment
-# of the paper with this code (locked) and the criterion sent with its rubric: whether that
-# rubric is the problem's and its current version. Then, under the assignment's lock, the
-# mark if one exists (a statement of its own too: a statement that waited for a lock still
-# sees other rows as they were when it began, so a mark another tab had just created would
-# be missed). Through the ORM the reads took three queries and about 3.7 ms of CPU to build
-# them; these strings cost 0.2 ms, and the autosave runs for every keystroke pause.
-_DRAFT_JURY = """
-SELECT j.finalized_at, pr.number
-FROM {jury} j
-JOIN {paper} p ON p.problem_id = j.problem_id
-JOIN {problem} pr ON pr.id = p.problem_id
-WHERE p.code = %s
-"""
-
-_DRAFT_READ = """
-SELECT a.id, a.submitted_at, c.id, c.code, c.maximum, c.step,
-    r.problem_id = p.problem_id, r.id = cur.id
-FROM {assignment} a
-JOIN {paper} p ON p.id = a.paper_id
-LEFT JOIN {criterion} c ON c.id = %s
-LEFT JOIN {rubric} r ON r.id = c.rubric_id
-LEFT JOIN {rubric} cur ON cur.problem_id = p.problem_id AND cur.version = (
-    SELECT MAX(v.version) FROM {rubric} v WHERE v.problem_id = p.problem_id
-)
-WHERE p.code = %s AND a.juror_id = %s
-"""
-
-_DRAFT_MARK = "SELECT id, comment FROM {mark} WHERE assignment_id = %s AND criterion_id = %s"
-
-
-def _sql(template: str) -> str:
-    quote = connection.ops.quote_name
-    tables = {
-        "assignment": Assignment,
-        "paper": Paper,
-        "problem": Paper._meta.get_field("problem").related_model,
-        "jury": ProblemJury,
-        "criterion": Criterion,
-        "rubric": Rubric,
-        "mark": Mark,
-    }
-    return template.format(**{k: quote(m._meta.db_table) for k, m in tables.items()})
-
-
-def _draft_jury_lock(cursor, code: str) -> tuple | None:
-    """Take the shared lock of the jury row of the paper with this code; return its
-    (finalized_at, problem number), creating the row first if the problem has none."""
-    sql = _sql(_DRAFT_JURY)
-    if connection.features.has_select_for_update_of:  # SQLite: one writer, no row locks
-        sql += JURY_SHARE_LOCK
-    cursor.execute(sql, [code])
-    row = cursor.fetchone()
-    if row is None:
-        problem_id = Paper.objects.filter(code=code).values_list("problem_id", flat=True).first()
-        if problem_id is None:
-            return None
-        ProblemJury.objects.get_or_create(problem_id=problem_id)
-        cursor.execute(sql, [code])
-        row = cursor.fetchone()
-    return row
-
-
 # PostgreSQL's SQLSTATE for a lock not granted within lock_timeout.
 LOCK_NOT_AVAILABLE = "55P03"
 
@@ -195,12 +128,6 @@ def _save_lock_bound(cursor) -> None:
         return
     milliseconds = max(1, round(settings.IOLEVAL_SAVE_LOCK_TIMEOUT * 1000))
     cursor.execute("SELECT set_config('lock_timeout', %s, true)", [f"{milliseconds}ms"])
-
-
-def _draft_read_sql() -> str:
-    sql = _sql(_DRAFT_READ)
-    # Saves and submits of one assignment run one after the other (SQLite has one writer).
-    return sql + ("FOR UPDATE OF a" if connection.features.has_select_for_update_of else "")
 
 
 def mark_save_by_code(
@@ -234,42 +161,37 @@ def mark_save_by_code(
             if own_transaction:
                 _save_lock_bound(cursor)
             try:
-                jury = _draft_jury_lock(cursor, code)
-                row = None
+                jury = draft_jury_lock(cursor, code)
+                read = None
                 if jury is not None:
-                    cursor.execute(_draft_read_sql(), [criterion_id, code, juror.pk])
-                    row = cursor.fetchone()
+                    read = draft_read(
+                        cursor, code=code, juror_id=juror.pk, criterion_id=criterion_id
+                    )
             except OperationalError as exc:
                 if getattr(exc.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
                     raise JuryBusy() from None
                 raise
-        if row is None:
+        if read is None:
             raise Assignment.DoesNotExist(f"no paper {code} of this juror")
-        finalized_at, number = jury
-        assignment_id, submitted_at, c_id, c_code, maximum, step, ours, current = row
-        criterion = None
-        if c_id is not None and ours and current:
-            decimal = Criterion._meta.get_field("maximum").to_python  # SQLite returns floats
-            criterion = Criterion(
-                pk=c_id, code=c_code, maximum=decimal(maximum), step=decimal(step)
-            )
+        finalized, number = jury
         value = draft_points(
-            submitted=submitted_at is not None,
-            finalized_number=None if finalized_at is None else number,
-            criterion=criterion,
+            submitted=read.submitted,
+            finalized_number=number if finalized else None,
+            criterion=read.criterion,
             points=points,
-            # An id of no criterion at all is one a replaced rubric deleted (or a forged one).
-            superseded=c_id is None or bool(ours),
+            superseded=read.superseded,
         )
+        criterion = read.criterion
         if from_suggestion:
             suggestion_check(juror=juror, code=code, criterion=criterion, points=value)
         with connection.cursor() as cursor:
-            cursor.execute(_sql(_DRAFT_MARK), [assignment_id, c_id])
-            mark_id, mark_comment = cursor.fetchone() or (None, "")
+            mark_id, mark_comment = draft_mark(
+                cursor, assignment_id=read.assignment_id, criterion_id=criterion.pk
+            )
         mark = Mark(
             pk=mark_id,
-            assignment_id=assignment_id,
-            criterion_id=c_id,
+            assignment_id=read.assignment_id,
+            criterion_id=criterion.pk,
             points=value,
             comment=mark_comment if comment is None else comment,
             from_suggestion=bool(from_suggestion),

@@ -157,7 +157,7 @@ def problem_jurors_remove(*, problem: Problem, usernames: list[str]) -> int:
     list(papers.select_for_update(of=("self",)).values_list("pk", flat=True))
     graded = sorted(
         set(
-            papers.filter(Q(submitted_at__isnull=False) | Q(marks__isnull=False)).values_list(
+            papers.filter(Assignment.submitted_q() | Q(marks__isnull=False)).values_list(
                 "juror__username", flat=True
             )
         )

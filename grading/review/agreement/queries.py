@@ -33,8 +33,8 @@ def _marks_as_submitted(
     rows = (
         History.objects.filter(
             Exists(later),
+            Assignment.submitted_q("assignment"),
             assignment__paper__problem__competition=competition,
-            assignment__submitted_at__isnull=False,
             history_type__in=("+", "~"),
         )
         .annotate(
