@@ -226,13 +226,13 @@ def test_puzzles_imports_itself_without_a_cycle():
 
 # --- ioleval: the shared floor imports no app (CONVENTIONS.md, pattern 10) -------------------
 
-APPS = ("puzzles", "grading")
+APP_PACKAGES = ("puzzles", "grading")
 
 
 def _app_imports(path: Path) -> set[str]:
     """Return the modules of an app that a file imports (strings naming an app, as
     INSTALLED_APPS and include("grading.urls") do, are not imports)."""
-    return {m for m in _imported(path) if m.split(".")[0] in APPS}
+    return {m for m in _imported(path) if m.split(".")[0] in APP_PACKAGES}
 
 
 def test_the_app_import_check_finds_a_lazy_import(tmp_path, monkeypatch):
@@ -251,3 +251,46 @@ def test_ioleval_imports_no_app():
     assert len(floor) > 20  # settings, accounts and management commands included
     found = {str(p.relative_to(ROOT)): _app_imports(p) for p in floor}
     assert {path: apps for path, apps in found.items() if apps} == {}
+
+
+# --- every app: no import cycle, no module over 500 lines (issue 21, Checks) ------------------
+
+APPS = ("grading", "puzzles", "ioleval")
+MAX_LINES = 500
+
+
+@pytest.mark.parametrize("app", ["grading", "ioleval"])  # puzzles: the test above
+def test_no_import_cycle_inside_an_app(app):
+    assert _cycle(_module_graph(ROOT / app)) == []
+
+
+def test_the_split_packages_import_in_one_direction():
+    """grading.pdf, grading.services.rubrics and grading.services.marks_io: one module per
+    concern, each importing only those before it (the app check above sees their edges)."""
+    graph = _module_graph(ROOT / "grading")
+    assert graph["grading.pdf.folder"] >= {
+        "grading.pdf.render",
+        "grading.pdf.sheets",
+        "grading.pdf.stamps",
+    }
+    assert "grading.pdf.fetch" in graph["grading.pdf.render"]
+    assert "grading.pdf" in graph["grading.batches"]
+    assert graph["grading.services.rubrics.files"] >= {
+        "grading.services.rubrics.changes",
+        "grading.services.rubrics.specs",
+        "grading.services.rubrics.versions",
+    }
+    assert "grading.services.marks_io.rows" in graph["grading.services.marks_io.imports"]
+
+
+def test_no_module_of_an_app_is_over_500_lines():
+    """A module past ~400 lines becomes a package (CONVENTIONS.md pattern 10); past 500 this
+    fails."""
+    sizes = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for app in APPS
+        for path in (ROOT / app).rglob("*.py")
+        if "migrations" not in path.parts
+    }
+    assert len(sizes) > 100
+    assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}

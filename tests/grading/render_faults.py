@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from grading import pdf as grading_pdf
+from grading.pdf import folder as pdf_folder
 
 
 def paper_fails_to_render(monkeypatch, code: str, error: BaseException) -> None:
     """Make rendering the paper with this code raise the error; every other paper renders."""
-    render = grading_pdf.sheets_pdf
+    render = pdf_folder.sheets_pdf
 
     def sheets_pdf(sheets, *, title):
         if any(sheet.code == code for sheet in sheets):
             raise error
         return render(sheets, title=title)
 
-    monkeypatch.setattr(grading_pdf, "sheets_pdf", sheets_pdf)
+    monkeypatch.setattr(pdf_folder, "sheets_pdf", sheets_pdf)

@@ -15,7 +15,8 @@ from django.urls import reverse
 
 from grading.errors import GradingError, JuryBusy
 from grading.models import Mark, ProblemJury
-from grading.services import marks_io, rubric_replace
+from grading.services import rubric_replace
+from grading.services.marks_io import imports as marks_io
 from grading.services.rubrics import CriterionSpec
 from tests.concurrency import run_concurrently
 from tests.grading.factories import (

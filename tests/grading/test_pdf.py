@@ -22,11 +22,11 @@ from grading.pdf import (
     packet_pdf,
     paper_pdf,
     papers_pdf,
-    points_text,
     render_pdf,
     url_fetcher,
 )
-from grading.text import explanation_html
+from grading.pdf import render as pdf_render
+from grading.text import explanation_html, points_text
 from puzzles.models import Output, System
 from puzzles.questions import item_prompts
 from tests.puzzles.factories import CompetitionFactory, ProblemFactory, TaskFactory
@@ -159,8 +159,8 @@ class _Recorder(StaticFetcher):
 @pytest.fixture
 def recorder(monkeypatch):
     _Recorder.log = []
-    monkeypatch.setattr(pdf, "StaticFetcher", _Recorder)
-    monkeypatch.setattr(pdf, "_local", threading.local())  # fonts are fetched again
+    monkeypatch.setattr(pdf_render, "StaticFetcher", _Recorder)
+    monkeypatch.setattr(pdf_render, "_local", threading.local())  # fonts are fetched again
     return _Recorder.log
 
 

@@ -24,6 +24,7 @@ from pypdf import PdfReader
 from grading import batches
 from grading import pdf as grading_pdf
 from grading.models import Paper
+from grading.pdf import folder as pdf_folder
 from grading.tasks import render_papers_task
 from ioleval.celery import app as celery_app
 from ioleval.progress import DONE, Progress
@@ -119,13 +120,13 @@ def test_resume_writes_only_the_missing_papers(organizer, monkeypatch):
     assert "Stalled: 5 of 12 papers" in _status(organizer, batch).content.decode()
     monkeypatch.undo()
     rendered = []
-    render = grading_pdf.sheets_pdf
+    render = pdf_folder.sheets_pdf
 
     def sheets_pdf(sheets, *, title):
         rendered.extend(sheet.code for sheet in sheets)
         return render(sheets, title=title)
 
-    monkeypatch.setattr(grading_pdf, "sheets_pdf", sheets_pdf)
+    monkeypatch.setattr(pdf_folder, "sheets_pdf", sheets_pdf)
 
     organizer.post(reverse("grading:pdf_batch_resume", args=["demo", batch]))
 
@@ -248,7 +249,7 @@ def test_a_task_delivered_again_skips_the_papers_written(organizer, tmp_path, mo
     first = {p.name: p.read_bytes() for p in tmp_path.glob("*.pdf")}
     rendered = []
     monkeypatch.setattr(
-        grading_pdf, "sheets_pdf", lambda sheets, *, title: rendered.append(sheets) or b""
+        pdf_folder, "sheets_pdf", lambda sheets, *, title: rendered.append(sheets) or b""
     )
 
     assert render_papers_task.delay(competition.pk, str(tmp_path), 1).get() == 0
@@ -284,14 +285,14 @@ def test_a_paper_that_kills_its_worker_is_reported_after_two_tries(tmp_path, mon
     competition = Paper.objects.first().problem.competition
     deadly = Paper.objects.filter(problem__number=1).order_by("code").first().code
     paper_fails_to_render(monkeypatch, deadly, _WorkerDied())
-    failing = grading_pdf.sheets_pdf
+    failing = pdf_folder.sheets_pdf
     tries = []
 
     def counted(sheets, *, title):
         tries.extend(sheet.code for sheet in sheets)
         return failing(sheets, title=title)
 
-    monkeypatch.setattr(grading_pdf, "sheets_pdf", counted)
+    monkeypatch.setattr(pdf_folder, "sheets_pdf", counted)
     # Each delivery of the task dies on the same paper (acks_late delivers it again) ...
     for _ in range(2):
         with pytest.raises(_WorkerDied):
@@ -310,13 +311,13 @@ def test_a_paper_whose_worker_was_killed_once_renders_on_resume(tmp_path, monkey
     call_command("demo", stdout=StringIO())
     competition = Paper.objects.first().problem.competition
     first = Paper.objects.filter(problem__number=1).order_by("code").first().code
-    real_pdf = grading_pdf.sheets_pdf
+    real_pdf = pdf_folder.sheets_pdf
     monkeypatch.setattr(
-        grading_pdf, "sheets_pdf", lambda sheets, *, title: (_ for _ in ()).throw(_WorkerDied)
+        pdf_folder, "sheets_pdf", lambda sheets, *, title: (_ for _ in ()).throw(_WorkerDied)
     )
     with pytest.raises(_WorkerDied):
         render_papers_task.delay(competition.pk, str(tmp_path), 1).get()
-    monkeypatch.setattr(grading_pdf, "sheets_pdf", real_pdf)
+    monkeypatch.setattr(pdf_folder, "sheets_pdf", real_pdf)
 
     assert render_papers_task.delay(competition.pk, str(tmp_path), 1).get() == 4
     assert (tmp_path / f"{first}.pdf").exists()

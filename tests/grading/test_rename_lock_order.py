@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 
 from grading.models import Rubric
-from grading.services import rubrics as rubric_services
+from grading.services.rubrics import files as rubric_services
 from puzzles.services.competitions import competition_names_save
 from tests.concurrency import run_concurrently
 from tests.grading.factories import ProblemJuryFactory

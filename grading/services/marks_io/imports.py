@@ -1,4 +1,5 @@
-"""Marks in and out: CSV import (drafted elsewhere, or agreed final marks) and CSV/XLSX export."""
+"""Marks in: a CSV of marks graded elsewhere (submitted), or of agreed final marks, checked
+whole and then written under the jury rows' locks of the problems it marks."""
 
 from __future__ import annotations
 
@@ -13,21 +14,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from ioleval.roles import JUROR
-from ioleval.spreadsheet import csv_cell_read, csv_text, xlsx_bytes
-from puzzles.errors import ImportFailure
 from puzzles.models import Competition, System
-from puzzles.tabular import csv_rows
 
-from ..errors import GradingError
-from ..models import Assignment, Mark, Paper, ProblemJury, Resolution
-from ..selectors import criteria_not_marked, current_rubrics, not_blind
-from .consensus import finalized_error
-from .locks import juries_lock
-from .marks import points_parse
-from .papers import codes_taken, paper_code
-
-MARK_COLUMNS = ("system", "problem", "criterion", "juror", "points", "comment")
-EXPORT_STATUSES = ("submitted", "draft", "final", "provisional")  # marks_rows' status column
+from ...errors import GradingError
+from ...models import Assignment, Mark, Paper, ProblemJury, Resolution
+from ...selectors import criteria_not_marked, current_rubrics, not_blind
+from ..locks import juries_lock
+from ..papers import codes_taken, paper_code
+from .rows import MarkRow, Target, rows_checked
 
 
 @dataclass
@@ -56,29 +50,6 @@ class MarksImport:
         return out
 
 
-@dataclass(frozen=True)
-class MarkRow:
-    """One row of a marks file, checked: what it marks, with what, and where it was read."""
-
-    line: int
-    system: System
-    problem: object  # puzzles.models.Problem
-    criterion: object  # grading.models.Criterion
-    points: object  # Decimal
-    juror: str  # "" on a final row without one
-    comment: str | None  # None: the file has no comment column (keep the comments)
-
-
-@dataclass
-class _Target:
-    """What a marks file is read against: the competition's problems, rubrics and systems."""
-
-    problems: dict
-    criteria: dict
-    by_code: dict
-    systems: dict
-
-
 @transaction.atomic
 def marks_import(
     *, competition: Competition, stream: TextIO, file: str = "marks.csv", final: bool = False
@@ -87,14 +58,14 @@ def marks_import(
 
     A file exported by marks_rows has a status column: the import takes its submitted
     rows, or with final=True its final rows, and leaves the others out. Both modes read
-    their rows through _mark_rows; each then writes its own kind of record.
+    their rows through rows_checked; each then writes its own kind of record.
 
     The file is checked before any lock, so a bad file is refused without holding up the
     jury; then the jury rows of the problems it marks, and only those, are locked (in
     problem order, grading/services/locks.py) and the rows checked again if a new rubric
     version or a finalization committed meanwhile: autosaves, submits and decisions of those
-    problems wait for the import (or are refused after a bounded wait, marks.py), those of
-    the other problems go on.
+    problems wait for the import (or are refused after a bounded wait,
+    grading/services/marks.py), those of the other problems go on.
     """
     text = stream.read()  # read again under the locks if the rubrics changed meanwhile
     problems = {p.number: p for p in competition.problems.all()}
@@ -145,7 +116,7 @@ def marks_import(
 def _checked(text, file, final, problems, systems, criteria, finalized):
     """Return a fresh MarksImport and the file's rows, every check done against these
     problems, systems, current criteria and finalized problems."""
-    target = _Target(
+    target = Target(
         problems=problems,
         criteria=criteria,
         by_code={(pid, c.code): c for pid, items in criteria.items() for c in items},
@@ -153,7 +124,7 @@ def _checked(text, file, final, problems, systems, criteria, finalized):
     )
     result = MarksImport()
     rows = list(
-        _mark_rows(
+        rows_checked(
             io.StringIO(text),
             file=file,
             final=final,
@@ -163,56 +134,6 @@ def _checked(text, file, final, problems, systems, criteria, finalized):
         )
     )
     return result, rows
-
-
-def _mark_rows(stream, *, file, final, target, finalized, result):
-    """Yield the file's rows to import as MarkRow, every check done; count the export rows
-    of another status as left out; refuse a file with none to import."""
-    required = ("system", "problem", "criterion", "points") + (() if final else ("juror",))
-    optional = (("juror", "comment") if final else ("comment",)) + ("status",)
-    wanted_status = "final" if final else "submitted"
-    seen: dict[tuple, int] = {}
-    for line, row in _rows(stream, file=file, required=required, optional=optional):
-        where = {"file": file, "line": line}
-        status = (row.get("status") or "").strip().lower()
-        if status and status not in EXPORT_STATUSES:
-            raise GradingError(
-                f"status {status!r} is none of {', '.join(EXPORT_STATUSES)} (or blank)",
-                **where,
-                field="status",
-            )
-        if status and status != wanted_status:
-            result.skipped[status] = result.skipped.get(status, 0) + 1
-            continue
-        system, problem, criterion, points = _row_target(
-            row,
-            where=where,
-            systems=target.systems,
-            problems=target.problems,
-            criteria=target.criteria,
-            by_code=target.by_code,
-        )
-        juror = (row.get("juror") or "").strip()
-        if problem.pk in finalized:
-            raise finalized_error(problem.number, **where)
-        if not final and not juror:
-            raise GradingError("a juror is required", **where, field="juror")
-        key = (system.pk, problem.pk, criterion.pk, "" if final else juror)
-        if key in seen:
-            raise GradingError(
-                f"the same mark is already on line {seen[key]}", **where, field="criterion"
-            )
-        seen[key] = line
-        comment = row.get("comment")
-        yield MarkRow(line, system, problem, criterion, points, juror, comment)
-    if not seen:
-        left_out = ", ".join(f"{n} {status}" for status, n in sorted(result.skipped.items()))
-        message = (
-            f"no {wanted_status} rows to import (left out: {left_out})"
-            if left_out
-            else "no rows after the header"
-        )
-        raise GradingError(message, file=file, line=2)
 
 
 def _paper_for(row: MarkRow, papers: dict, result: MarksImport) -> Paper:
@@ -314,51 +235,6 @@ def _submitted_whole(first_line: dict[int, int], *, file: str) -> None:
         )
 
 
-def _rows(stream: TextIO, **kwargs):
-    """Read the CSV, reporting reader errors as GradingError like every other row error.
-
-    Cells that an export neutralized (a `'` before a formula's first character) are read
-    back as the text that was exported.
-    """
-    try:
-        for line, row in csv_rows(stream, **kwargs):
-            yield line, {k: v if v is None else csv_cell_read(v) for k, v in row.items()}
-    except GradingError:
-        raise
-    except ImportFailure as exc:
-        raise GradingError(exc.message, file=exc.file, line=exc.line, field=exc.field) from None
-
-
-def _row_target(row, *, where, systems, problems, criteria, by_code):
-    """Validate a marks row's system, problem, criterion and points."""
-    system = systems.get(row["system"].strip())
-    if system is None:
-        raise GradingError(f"unknown system {row['system']!r}", **where, field="system")
-    try:
-        number = int(row["problem"])
-    except ValueError:
-        raise GradingError(
-            f"{row['problem']!r} is not a problem number", **where, field="problem"
-        ) from None
-    problem = problems.get(number)
-    if problem is None:
-        raise GradingError(f"no problem {number} in the competition", **where, field="problem")
-    if problem.pk not in criteria:
-        raise GradingError(f"problem {number} has no rubric", **where, field="criterion")
-    criterion = by_code.get((problem.pk, row["criterion"].strip()))
-    if criterion is None:
-        raise GradingError(
-            f"problem {number} has no criterion {row['criterion']!r}", **where, field="criterion"
-        )
-    try:
-        points = points_parse(row["points"], criterion=criterion)
-    except GradingError as exc:
-        raise GradingError(exc.message, **where, field="points") from None
-    if points is None:
-        raise GradingError("points are required", **where, field="points")
-    return system, problem, criterion, points
-
-
 def _finalize_covered(problems, criteria, papers, now) -> list[int]:
     done = []
     for problem in sorted(problems, key=lambda p: p.number):
@@ -377,75 +253,3 @@ def _finalize_covered(problems, criteria, papers, now) -> list[int]:
             ProblemJury.objects.update_or_create(problem=problem, defaults={"finalized_at": now})
             done.append(problem.number)
     return done
-
-
-def marks_rows(competition: Competition) -> tuple[list[str], list[list]]:
-    """Return every mark and final mark as rows (organizers only: it names the systems)."""
-    header = list(MARK_COLUMNS) + ["paper", "status", "submitted_at"]
-    rows: list[list] = []
-    marks = (
-        Mark.objects.filter(assignment__paper__problem__competition=competition)
-        .select_related(
-            "assignment__paper__system",
-            "assignment__paper__problem",
-            "assignment__juror",
-            "criterion",
-        )
-        .order_by(
-            "assignment__paper__problem__number",
-            "assignment__paper__system__name",
-            "criterion__order",
-            "assignment__juror__username",
-        )
-    )
-    for m in marks:
-        a = m.assignment
-        rows.append(
-            [
-                a.paper.system.name,
-                a.paper.problem.number,
-                m.criterion.code,
-                a.juror.username,
-                m.points,
-                m.comment,
-                a.paper.code,
-                "submitted" if a.submitted_at else "draft",
-                a.submitted_at.isoformat() if a.submitted_at else "",
-            ]
-        )
-    from ..selectors import comparison_sheet
-
-    for problem in competition.problems.order_by("number").select_related("jury"):
-        # Final marks are final once the chair finalizes; before that they are provisional.
-        jury = getattr(problem, "jury", None)
-        status = "final" if jury is not None and jury.finalized_at else "provisional"
-        _, sheet = comparison_sheet(problem)
-        for row in sheet:
-            for cell in row.cells:
-                if cell.state.final is not None:
-                    rows.append(
-                        [
-                            row.paper.system.name,
-                            problem.number,
-                            cell.criterion.code,
-                            "(final)",
-                            cell.state.final,
-                            cell.state.status,
-                            row.paper.code,
-                            status,
-                            "",
-                        ]
-                    )
-    return header, rows
-
-
-def marks_csv(competition: Competition) -> str:
-    """Render all marks as CSV (text that a spreadsheet would run is neutralized)."""
-    return csv_text(*marks_rows(competition))
-
-
-def marks_xlsx(competition: Competition) -> bytes:
-    """Render all marks as an XLSX workbook (text is stored as text, never as a formula)."""
-    header, rows = marks_rows(competition)
-    rows = [[float(v) if hasattr(v, "as_tuple") else v for v in row] for row in rows]
-    return xlsx_bytes(header, rows, title="marks")
