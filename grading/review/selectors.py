@@ -117,8 +117,10 @@ def review_data(competition: Competition) -> ReviewData:
                 {"name": system.name, "tier": system.tier, "by_problem": {}, "papers": {}},
             )
             entry["papers"][problem.number] = paper.paper.code
+            values = []
             for cell in paper.cells:
                 value = cell.standing
+                values.append(value)
                 if value is None:
                     missing += 1
                     continue
@@ -126,7 +128,8 @@ def review_data(competition: Competition) -> ReviewData:
                 fractions[criterion_label(problem.number, cell.criterion.code)].append(
                     Fraction(value) / Fraction(cell.criterion.maximum)
                 )
-            total = paper.standing_total  # None without a rubric: nothing to grade by
+            # None while a cell has no mark, and without a rubric: nothing to grade by.
+            total = sum(values, Decimal(0)) if values and None not in values else None
             entry["by_problem"][problem.number] = total
             if total is None:
                 papers_missing.append(paper.paper.code)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 
 from puzzles.models import Problem
 
@@ -166,8 +166,10 @@ def cell_inputs(paper_ids: Iterable[int], criterion_ids: Iterable[int]) -> CellI
 
 # --- whole problems' cells ----------------------------------------------------------------
 
+_SYSTEM_UNREAD = ("metadata", "oracle_of", "created_at")  # deferred: see cells_read
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
 class Cell:
     """One criterion of one paper: its submitted marks by juror and its state."""
 
@@ -200,30 +202,26 @@ def final_total(states: Iterable[CellState]) -> Decimal | None:
     return sum((s.final for s in states), Decimal(0))
 
 
+@dataclass(frozen=True, slots=True)
+class Juror:
+    """A juror assigned a paper, as the sheet names them."""
+
+    pk: int
+    username: str
+    submitted: bool  # the paper, by this juror
+
+
 @dataclass(frozen=True)
 class PaperCells:
     """One paper's cells, in the order of its problem's current rubric."""
 
     paper: Paper  # with its system
-    assignments: tuple[Assignment, ...]  # with their jurors, by username: the marks' order
+    jurors: tuple[Juror, ...]  # every juror assigned the paper, by username: the marks' order
     cells: tuple[Cell, ...]
-
-    @property
-    def jurors(self) -> list[int]:
-        return [a.juror_id for a in self.assignments]
 
     @property
     def final_total(self) -> Decimal | None:
         return final_total(c.state for c in self.cells)
-
-    @property
-    def standing_total(self) -> Decimal | None:
-        """Return the sum of the cells' standing points (None while one has no mark, and
-        for a paper without cells)."""
-        values = [c.standing for c in self.cells]
-        if not values or None in values:
-            return None
-        return sum(values, Decimal(0))
 
     @property
     def juror_totals(self) -> dict[int, Decimal]:
@@ -261,19 +259,28 @@ def cells_read(
     if tolerances is None:
         tolerances = {pk: jury.tolerance for pk, jury in problem_juries(problems).items()}
     criteria_of = current_rubrics(problems)
-    papers = PAPERS.of_problems(problems)
-    if paper is not None:
-        papers = papers.filter(pk=paper.pk)
-    papers = list(
-        papers.select_related("system")
-        .prefetch_related(
-            Prefetch(
-                "assignments",
-                queryset=ASSIGNMENTS.rows().select_related("juror").order_by("juror__username"),
-            )
-        )
+    # No page shows the systems' JSON or either date beside a cell: at 1,500 papers decoding
+    # them showed.
+    papers = (
+        PAPERS.of_problems(problems)
+        .select_related("system")
+        .defer("created_at", *(f"system__{name}" for name in _SYSTEM_UNREAD))
         .order_by("code")
     )
+    if paper is not None:
+        papers = papers.filter(pk=paper.pk)
+    papers = list(papers)
+    # Grouped here rather than by prefetch_related, which clones a queryset per paper: at
+    # 1,500 papers that took longer than the query.
+    jurors_of: dict[int, list[Juror]] = defaultdict(list)
+    for paper_id, juror_id, username, submitted in (
+        ASSIGNMENTS.rows()
+        .filter(paper_id__in=[p.pk for p in papers])
+        .order_by("juror__username")
+        .annotate(submitted=ExpressionWrapper(Q(submitted_at__isnull=False), BooleanField()))
+        .values_list("paper_id", "juror_id", "juror__username", "submitted")
+    ):
+        jurors_of[paper_id].append(Juror(juror_id, username, submitted))
     criterion_ids = [c.pk for criteria in criteria_of.values() for c in criteria]
     inputs = cell_inputs([p.pk for p in papers], criterion_ids)
     read = {
@@ -282,13 +289,13 @@ def cells_read(
     }
     for one in papers:
         problem = read[one.problem_id]
-        assignments = tuple(one.assignments.all())
-        jurors = [a.juror_id for a in assignments]
+        jurors = tuple(jurors_of[one.pk])
+        ids = [j.pk for j in jurors]
         cells = []
         for criterion in problem.criteria:
-            marks, state = inputs.cell(one.pk, jurors, criterion, tolerance=problem.tolerance)
+            marks, state = inputs.cell(one.pk, ids, criterion, tolerance=problem.tolerance)
             cells.append(Cell(criterion, marks, state))
-        problem.papers.append(PaperCells(one, assignments, tuple(cells)))
+        problem.papers.append(PaperCells(one, jurors, tuple(cells)))
     return read
 
 

@@ -21,7 +21,7 @@ from ..models import Criterion, DiscussionComment, Paper, ProblemJury
 from ..sheet_rules import DEFAULT_SORT, SORTS, absolute_differences, sort_rows
 from ..text import points_text
 from .answers import answers_held_elsewhere
-from .cells import cells_read, final_total, problem_jury
+from .cells import Juror, cells_read, final_total, problem_jury
 
 # A cell's state as a symbol and a word, so that no state is told by colour alone.
 STATE_WORDS = {
@@ -101,7 +101,7 @@ class SheetCell:
 @dataclass
 class SheetRow:
     paper: Paper
-    jurors: list  # assigned users
+    jurors: list[Juror]  # every juror assigned the paper, by username
     submitted: set[int]
     juror_names: str = ""
     cells: list[SheetCell] = field(default_factory=list)
@@ -169,12 +169,12 @@ def comparison_sheet(
     )
     rows = []
     for paper_cells in read.papers:
-        paper, assignments = paper_cells.paper, paper_cells.assignments
+        paper, jurors = paper_cells.paper, paper_cells.jurors
         row = SheetRow(
             paper=paper,
-            jurors=[a.juror for a in assignments],
-            submitted={a.juror_id for a in assignments if a.submitted_at},
-            juror_names=" · ".join(a.juror.username for a in assignments),
+            jurors=list(jurors),
+            submitted={j.pk for j in jurors if j.submitted},
+            juror_names=" · ".join(j.username for j in jurors),
             totals=paper_cells.juror_totals,
             held_elsewhere=answers_held_elsewhere(
                 external=paper.system_id in external, has_outputs=paper.system_id in answered
@@ -182,7 +182,7 @@ def comparison_sheet(
         )
         # One reverse() per sheet, not per cell: at 300 papers x 10 criteria it showed.
         thread_url = thread_base.replace(_CODE, paper.code)
-        names = {a.juror_id: a.juror.username for a in assignments}  # shared by the row's cells
+        names = {j.pk: j.username for j in jurors}  # shared by the row's cells
         decide_url = decide_base.replace(_CODE, paper.code)
         row.cells = [
             SheetCell(
