@@ -12,7 +12,7 @@ DISCREPANT = "discrepant"  # submitted marks differ by more than the tolerance (
 DECIDED = "decided"  # the chair (or an imported final mark) settled it
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per cell read: tens of thousands at a time
 class CellState:
     """The state and final mark of one criterion of one paper."""
 

@@ -17,7 +17,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from django.db import connections, router
-from django.db.models import Count, F, Func, OuterRef, Subquery, TextField, Value
+from django.db.models import F, Func, OuterRef, Subquery, TextField, Value
 from django.db.models.functions import Cast, Concat
 
 from puzzles.auto_scores import AutoScore
@@ -25,25 +25,14 @@ from puzzles.models import Competition, ExternalScore, Output, System, Task
 from puzzles.models import Problem as PuzzleProblem
 from puzzles.selectors import system_auto_scores
 
-from ..consensus import agreed_value, cell_state
-from ..models import (
-    Assignment,
-    Contestant,
-    ContestantPoints,
-    Criterion,
-    Mark,
-    ObservationTag,
-    Paper,
-    PaperTag,
-    ProblemJury,
-    Resolution,
-    Rubric,
-)
+from ..models import Contestant, ContestantPoints, Criterion, ObservationTag, PaperTag
 from ..scale import MEDALS, JuryScale
 from ..selectors import (
+    CELL_SOURCES,
+    cells_read,
     contestant_criterion_shares,
     contestant_totals,
-    current_rubrics,
+    problem_juries,
     rubric_totals,
 )
 
@@ -106,84 +95,44 @@ class ReviewData:
 
 def review_data(competition: Competition) -> ReviewData:
     """Gather the review's inputs (about 15 queries, however large the competition)."""
-    problems = list(PuzzleProblem.objects.filter(competition=competition).order_by("number"))
-    criteria = current_rubrics(problems)
-    finalized = set(
-        ProblemJury.objects.finalized()
-        .filter(problem__competition=competition)
-        .values_list("problem_id", flat=True)
+    problems = list(
+        PuzzleProblem.objects.filter(competition=competition)
+        .select_related("jury")
+        .order_by("number")
     )
-    tolerance = dict(
-        ProblemJury.objects.filter(problem__competition=competition).values_list(
-            "problem_id", "tolerance"
-        )
-    )
-    papers = list(
-        Paper.objects.filter(problem__competition=competition)
-        .annotate(expected=Count("assignments"))
-        .values_list(
-            "pk", "code", "problem_id", "system_id", "system__name", "system__tier", "expected"
-        )
-    )
-    submitted: dict[tuple[int, int], dict[int, Decimal | None]] = defaultdict(dict)
-    for paper_id, criterion_id, juror_id, points in (
-        Mark.objects.submitted()
-        .filter(assignment__paper__problem__competition=competition)
-        .values_list("assignment__paper_id", "criterion_id", "assignment__juror_id", "points")
-    ):
-        submitted[(paper_id, criterion_id)][juror_id] = points
-    decisions = {
-        (p, c): points
-        for p, c, points in Resolution.objects.filter(
-            paper__problem__competition=competition
-        ).values_list("paper_id", "criterion_id", "points")
-    }
+    juries = problem_juries(problems)  # loaded with the problems: no query
+    read = cells_read(problems)  # the cells as the sheet and the totals judge them
+    criteria = {pk: cells.criteria for pk, cells in read.items()}
 
-    number_of = {p.pk: p.number for p in problems}
-    counted = {problem_id for _, _, problem_id, *_ in papers}
+    counted = {pk for pk, cells in read.items() if cells.papers}
     systems: dict[int, dict] = {}
     fractions: dict[str, list[Fraction]] = defaultdict(list)
     estimated = missing = 0
     papers_missing = []
-    for paper_id, code, problem_id, system_id, name, tier, expected in papers:
-        entry = systems.setdefault(
-            system_id,
-            {"name": name, "tier": tier, "by_problem": {}, "papers": {}},
-        )
-        number = number_of[problem_id]
-        entry["papers"][number] = code
-        total: Decimal | None = Decimal(0)
-        if not criteria.get(problem_id):
-            total = None  # no rubric: nothing to grade by
-        for criterion in criteria.get(problem_id, []):
-            marks = submitted.get((paper_id, criterion.pk), {})
-            state = cell_state(
-                submitted=marks,
-                expected=expected,
-                decision=decisions.get((paper_id, criterion.pk)),
-                tolerance=tolerance.get(problem_id, Decimal(0)),
-                step=criterion.step,
+    for problem in problems:
+        for paper in read[problem.pk].papers:
+            system = paper.paper.system
+            entry = systems.setdefault(
+                system.pk,
+                {"name": system.name, "tier": system.tier, "by_problem": {}, "papers": {}},
             )
-            value = state.final
-            if not state.resolved:
-                given = [v for v in marks.values() if v is not None]
-                if given:
-                    value = agreed_value(given, criterion.step)
-                    estimated += 1
-                else:
-                    value = None
+            entry["papers"][problem.number] = paper.paper.code
+            values = []
+            for cell in paper.cells:
+                value = cell.standing
+                values.append(value)
+                if value is None:
                     missing += 1
-            if value is None:
-                total = None
-                continue
-            fractions[criterion_label(number, criterion.code)].append(
-                Fraction(value) / Fraction(criterion.maximum)
-            )
-            if total is not None:
-                total += value
-        entry["by_problem"][number] = total
-        if total is None:
-            papers_missing.append(code)
+                    continue
+                estimated += cell.estimated
+                fractions[criterion_label(problem.number, cell.criterion.code)].append(
+                    Fraction(value) / Fraction(cell.criterion.maximum)
+                )
+            # None while a cell has no mark, and without a rubric: nothing to grade by.
+            total = sum(values, Decimal(0)) if values and None not in values else None
+            entry["by_problem"][problem.number] = total
+            if total is None:
+                papers_missing.append(paper.paper.code)
 
     # Read again rather than trusted from the object given: the cache key reads the row.
     row = (
@@ -215,7 +164,7 @@ def review_data(competition: Competition) -> ReviewData:
                 title=p.title,
                 maximum=_problem_maximum(p, criteria.get(p.pk, [])),
                 counted=p.pk in counted,
-                finalized=p.pk in finalized,
+                finalized=juries[p.pk].finalized_at is not None,
             )
             for p in problems
         ),
@@ -293,21 +242,22 @@ def _joined(queryset, *fields: str) -> Subquery:
 
 
 # What the review prints of these rows, so renaming a system, a criterion's step edited in
-# place or a tag renamed moves the fingerprint, though no count or latest id does.
+# place or a tag renamed moves the fingerprint, though no count or latest id does (the cells'
+# sources name theirs: the criteria's).
 _TEXTS = {
     "system": ("id", "name", "tier", "external"),
-    "criterion": ("id", "code", "title", "kind", "maximum", "step", "order"),
     "problem": ("id", "number", "title", "points"),
     "tag_name": ("id", "name", "order"),
-}
+} | {source.name: source.texts for source in CELL_SOURCES if source.texts}
 
 
 def review_fingerprint(competition: Competition) -> str:
     """Return a digest of everything the review reads, in one query.
 
-    Any write the review would show changes it: marks (count, latest id and update),
-    submissions, papers, decisions, observation tags, finalizations and tolerances, rubrics
-    and criteria, contestants and their points, imported and computed automatic figures
+    Any write the review would show changes it: what the cells are read from
+    (grading.selectors.cells.CELL_SOURCES: submitted marks, assignments and submissions,
+    papers, decisions, tolerances and finalizations, rubrics and criteria), observation
+    tags, contestants and their points, imported and computed automatic figures
     (outputs' latest update: rescoring and re-imports touch it), answer-key and weight changes
     (the tasks' history), systems, and the thresholds; and the texts the review prints
     (`_TEXTS`: system, criterion, problem and tag names and settings), so that an edit in
@@ -350,17 +300,10 @@ def _fingerprint_sql(alias: str, competition_id: int) -> tuple[str, list]:
 def _fingerprint_queryset(competition_id: int):
     """The fingerprint's one query: a row of thresholds, aggregates and joined texts."""
     pk = OuterRef("pk")
-    in_competition = {
-        "mark": Mark.objects.filter(assignment__paper__problem__competition=pk),
-        "assignment": Assignment.objects.filter(paper__problem__competition=pk),
-        "submitted": Assignment.objects.submitted().filter(paper__problem__competition=pk),
-        "paper": Paper.objects.filter(problem__competition=pk),
-        "resolution": Resolution.objects.filter(paper__problem__competition=pk),
+    # Beyond the cells (CELL_SOURCES), what the review reads: per table, its rows in the
+    # competition and what moves when a row is added, removed or edited.
+    in_competition = {source.name: source.of_competition(pk) for source in CELL_SOURCES} | {
         "tag": PaperTag.objects.filter(assignment__paper__problem__competition=pk),
-        "jury": ProblemJury.objects.filter(problem__competition=pk),
-        "final": ProblemJury.objects.finalized().filter(problem__competition=pk),
-        "rubric": Rubric.objects.filter(problem__competition=pk),
-        "criterion": Criterion.objects.filter(rubric__problem__competition=pk),
         "contestant": Contestant.objects.filter(competition=pk),
         "points": ContestantPoints.objects.filter(contestant__competition=pk),
         "external": ExternalScore.objects.filter(system__competition=pk),
@@ -371,18 +314,11 @@ def _fingerprint_queryset(competition_id: int):
         "task": Task.history.filter(problem__competition=pk),
         "tag_name": ObservationTag.objects.filter(competition=pk),
     }
-    # Per table, what moves when a row is added, removed or edited; one subquery per table.
+    # One subquery per table.
     figures: dict[str, list[tuple[str, str | F]]] = {
-        "mark": [("COUNT", "id"), ("MAX", "id"), ("MAX", "updated_at")],
-        "assignment": [("COUNT", "id"), ("MAX", "id")],
-        "submitted": [("COUNT", "id"), ("MAX", "submitted_at")],
-        "paper": [("COUNT", "id"), ("MAX", "id")],
-        "resolution": [("COUNT", "id"), ("MAX", "decided_at")],
+        source.name: list(source.figures) for source in CELL_SOURCES
+    } | {
         "tag": [("COUNT", "id"), ("MAX", "id")],
-        "final": [("COUNT", "id"), ("MAX", "finalized_at")],
-        "jury": [("SUM", "tolerance")],
-        "rubric": [("MAX", "id")],
-        "criterion": [("COUNT", "id"), ("MAX", "id"), ("SUM", "maximum")],
         # Weighted by id, a sum moves when one row's value is edited in place.
         "contestant": [
             ("COUNT", "id"),

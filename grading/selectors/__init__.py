@@ -20,7 +20,7 @@ from .answers import (
 from .awaiting import juror_awaiting
 from .blind import NotBlind, not_blind, papers_still_graded, review_closed_text
 from .by_criterion import by_criterion_page
-from .cells import cell_inputs, paper_cells, problem_jury
+from .cells import CELL_SOURCES, cell_inputs, cells_read, paper_cells, problem_juries, problem_jury
 from .chair import DecidePanel, chair_overview_page, decide_panel, juror_progress, next_discrepancy
 from .contestants import (
     contestant_criterion_shares,
@@ -41,6 +41,7 @@ from .thread import ThreadPage, thread_page
 from .totals import competition_still_grading, final_totals, problems_finalized, totals_page
 
 __all__ = [
+    "CELL_SOURCES",
     "DecidePanel",
     "HELD_ELSEWHERE_NOTE",
     "JurorLoad",
@@ -51,6 +52,7 @@ __all__ = [
     "answers_held_elsewhere",
     "by_criterion_page",
     "cell_inputs",
+    "cells_read",
     "chair_overview_page",
     "chair_sheets",
     "comparison_sheet",
@@ -82,6 +84,7 @@ __all__ = [
     "paper_held_elsewhere",
     "papers_recognisable",
     "papers_still_graded",
+    "problem_juries",
     "problem_jury",
     "problem_unresolved",
     "problems_finalized",

@@ -13,11 +13,11 @@ from django.db.models import Count
 
 from puzzles.models import Competition, Problem
 
+from ..consensus import DISCREPANT
 from ..models import Assignment, Paper, ProblemJuror
 from .answers import Recognisable, papers_recognisable
 from .blind import NotBlind, not_blind
-from .cells import problem_jury
-from .sheet import comparison_sheet
+from .cells import cells_read, problem_juries
 
 
 @dataclass(frozen=True)
@@ -67,17 +67,21 @@ def jury_overview_page(competition: Competition) -> JuryOverviewPage:
     groups: dict[int, list[str]] = defaultdict(list)
     for problem_id, username in members.values_list("problem_id", "juror__username"):
         groups[problem_id].append(username)
+    juries = problem_juries(problems)  # loaded with the problems: no query
+    read = cells_read(problems)
     progress = []
     for problem in problems:
-        criteria, rows = comparison_sheet(problem)
+        cells = read[problem.pk]
         progress.append(
             ProblemProgress(
                 problem=problem,
-                criteria=len(criteria),
+                criteria=len(cells.criteria),
                 jurors=sorted(groups[problem.pk]),
-                discrepancies=sum(r.discrepancies for r in rows),
-                final=sum(r.final_total is not None for r in rows),
-                finalized=problem_jury(problem).finalized_at,
+                discrepancies=sum(
+                    c.state.status == DISCREPANT for p in cells.papers for c in p.cells
+                ),
+                final=sum(p.final_total is not None for p in cells.papers),
+                finalized=juries[problem.pk].finalized_at,
             )
         )
     return JuryOverviewPage(

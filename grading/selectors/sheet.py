@@ -10,18 +10,17 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from urllib.parse import urlencode
 
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Q
 from django.urls import reverse
 
 from puzzles.models import Output, Problem
 
 from ..consensus import AGREED, DECIDED, DISCREPANT, PENDING, CellState
-from ..models import Assignment, Criterion, DiscussionComment, Paper, ProblemJury
+from ..models import Criterion, DiscussionComment, Paper, ProblemJury
 from ..sheet_rules import DEFAULT_SORT, SORTS, absolute_differences, sort_rows
 from ..text import points_text
 from .answers import answers_held_elsewhere
-from .cells import cell_inputs, problem_jury
-from .rubrics import rubric_criteria
+from .cells import Juror, cells_read, final_total, problem_jury
 
 # A cell's state as a symbol and a word, so that no state is told by colour alone.
 STATE_WORDS = {
@@ -101,7 +100,7 @@ class SheetCell:
 @dataclass
 class SheetRow:
     paper: Paper
-    jurors: list  # assigned users
+    jurors: list[Juror]  # every juror assigned the paper, by username
     submitted: set[int]
     juror_names: str = ""
     cells: list[SheetCell] = field(default_factory=list)
@@ -129,9 +128,7 @@ class SheetRow:
 
     @property
     def final_total(self) -> Decimal | None:
-        if not self.cells or not all(c.state.resolved for c in self.cells):
-            return None
-        return sum((c.state.final for c in self.cells), Decimal(0))
+        return final_total(c.state for c in self.cells)
 
 
 _CODE = "P0-CODE"
@@ -141,30 +138,21 @@ def comparison_sheet(
     problem: Problem, *, tolerance: Decimal | None = None, paper: Paper | None = None
 ) -> tuple[list[Criterion], list[SheetRow]]:
     """Return papers x criteria with every submitted mark, discrepancy states and totals
-    (of one paper's row alone with `paper`, as the chair's inline decision re-renders it)."""
-    if tolerance is None:
-        tolerance = problem_jury(problem).tolerance
-    criteria = rubric_criteria(problem)
+    (of one paper's row alone with `paper`, as the chair's inline decision re-renders it),
+    as cells_read judges them."""
+    read = cells_read(
+        [problem],
+        tolerances=None if tolerance is None else {problem.pk: tolerance},
+        paper=paper,
+    )[problem.pk]
     one = Q(paper=paper) if paper is not None else Q()
-    papers = list(
-        Paper.objects.filter(problem=problem, **({"pk": paper.pk} if paper else {}))
-        .select_related("system")
-        .prefetch_related(
-            Prefetch(
-                "assignments",
-                queryset=Assignment.objects.select_related("juror").order_by("juror__username"),
-            )
-        )
-        .order_by("code")
-    )
-    inputs = cell_inputs([p.pk for p in papers], [c.pk for c in criteria])
     threads = dict(
         ((p, c), n)
         for p, c, n in DiscussionComment.objects.filter(one, paper__problem=problem)
         .values_list("paper_id", "criterion_id")
         .annotate(n=Count("pk"))
     )
-    external = {p.system_id for p in papers if p.system.external}
+    external = {p.paper.system_id for p in read.papers if p.paper.system.external}
     answered = (
         set(
             Output.objects.filter(system_id__in=external, task__problem=problem).values_list(
@@ -179,40 +167,37 @@ def comparison_sheet(
         "grading:sheet_decide", args=[problem.competition.slug, problem.number, _CODE, 0]
     )
     rows = []
-    for paper in papers:
-        assignments = list(paper.assignments.all())
+    for paper_cells in read.papers:
+        paper, jurors = paper_cells.paper, paper_cells.jurors
         row = SheetRow(
             paper=paper,
-            jurors=[a.juror for a in assignments],
-            submitted={a.juror_id for a in assignments if a.submitted_at},
-            juror_names=" · ".join(a.juror.username for a in assignments),
+            jurors=list(jurors),
+            submitted={j.pk for j in jurors if j.submitted},
+            juror_names=" · ".join(j.username for j in jurors),
+            totals=paper_cells.juror_totals,
             held_elsewhere=answers_held_elsewhere(
                 external=paper.system_id in external, has_outputs=paper.system_id in answered
             ),
         )
         # One reverse() per sheet, not per cell: at 300 papers x 10 criteria it showed.
         thread_url = thread_base.replace(_CODE, paper.code)
-        names = {a.juror_id: a.juror.username for a in assignments}  # shared by the row's cells
+        names = {j.pk: j.username for j in jurors}  # shared by the row's cells
         decide_url = decide_base.replace(_CODE, paper.code)
-        jurors = [a.juror_id for a in assignments]  # the row's order: columns line up
-        for criterion in criteria:
-            submitted, state = inputs.cell(paper.pk, jurors, criterion, tolerance=tolerance)
-            row.cells.append(
-                SheetCell(
-                    criterion,
-                    submitted,
-                    state,
-                    threads.get((paper.pk, criterion.pk), 0),
-                    thread_url.replace("/0/", f"/{criterion.pk}/"),
-                    names,
-                    paper.code,
-                    decide_url.replace("/0/", f"/{criterion.pk}/"),
-                )
+        row.cells = [
+            SheetCell(
+                cell.criterion,
+                cell.marks,
+                cell.state,
+                threads.get((paper.pk, cell.criterion.pk), 0),
+                thread_url.replace("/0/", f"/{cell.criterion.pk}/"),
+                names,
+                paper.code,
+                decide_url.replace("/0/", f"/{cell.criterion.pk}/"),
             )
-            for juror_id, points in submitted.items():
-                row.totals[juror_id] = row.totals.get(juror_id, Decimal(0)) + (points or 0)
+            for cell in paper_cells.cells
+        ]
         rows.append(row)
-    return criteria, rows
+    return read.criteria, rows
 
 
 def problem_unresolved(problem: Problem) -> list[str]:

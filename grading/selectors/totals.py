@@ -13,9 +13,8 @@ from puzzles.models import Competition
 
 from ..models import Paper, ProblemJury
 from ..scale import JuryScale
-from .cells import problem_jury
+from .cells import cells_read, problem_juries
 from .scale import jury_scale
-from .sheet import comparison_sheet
 
 
 @dataclass
@@ -35,18 +34,20 @@ class SystemTotal:
 
 
 def final_totals(competition: Competition, *, finalized_only: bool = True) -> list[SystemTotal]:
-    """Return each selected system's final points per problem and total (None: not final).
+    """Return each selected system's final points per problem and total (None: not final),
+    as cells_read judges the cells (six queries however many problems).
 
     A problem without papers (not given to the jury) neither counts nor blocks a total.
     """
     problems = list(competition.problems.order_by("number").select_related("jury"))
-    sheets = {problem.number: comparison_sheet(problem)[1] for problem in problems}
-    counted = frozenset(number for number, rows in sheets.items() if rows)
+    juries = problem_juries(problems)  # loaded with the problems: no query
+    read = cells_read(problems)
+    counted = frozenset(p.number for p in problems if read[p.pk].papers)
     totals: dict[int, SystemTotal] = {}
     for problem in problems:
-        finalized = problem_jury(problem).finalized_at is not None
-        for row in sheets[problem.number]:
-            system = row.paper.system
+        finalized = juries[problem.pk].finalized_at is not None
+        for paper in read[problem.pk].papers:
+            system = paper.paper.system
             entry = totals.setdefault(
                 system.pk,
                 SystemTotal(
@@ -54,7 +55,7 @@ def final_totals(competition: Competition, *, finalized_only: bool = True) -> li
                 ),
             )
             if finalized or not finalized_only:
-                entry.by_problem[problem.number] = row.final_total
+                entry.by_problem[problem.number] = paper.final_total
     return sorted(
         totals.values(), key=lambda t: (t.total is None, -(t.total or 0), t.system.casefold())
     )

@@ -44,25 +44,26 @@ def marks_rows(competition: Competition) -> tuple[list[str], list[list]]:
                 a.submitted_at.isoformat() if a.submitted_at else "",
             ]
         )
-    from ...selectors import comparison_sheet
+    from ...selectors import cells_read, problem_juries
 
-    for problem in competition.problems.order_by("number").select_related("jury"):
+    problems = list(competition.problems.order_by("number").select_related("jury"))
+    juries = problem_juries(problems)
+    read = cells_read(problems)
+    for problem in problems:
         # Final marks are final once the chair finalizes; before that they are provisional.
-        jury = getattr(problem, "jury", None)
-        status = "final" if jury is not None and jury.finalized_at else "provisional"
-        _, sheet = comparison_sheet(problem)
-        for row in sheet:
-            for cell in row.cells:
+        status = "final" if juries[problem.pk].finalized_at else "provisional"
+        for paper in read[problem.pk].papers:
+            for cell in paper.cells:
                 if cell.state.final is not None:
                     rows.append(
                         [
-                            row.paper.system.name,
+                            paper.paper.system.name,
                             problem.number,
                             cell.criterion.code,
                             "(final)",
                             cell.state.final,
                             cell.state.status,
-                            row.paper.code,
+                            paper.paper.code,
                             status,
                             "",
                         ]
