@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.utils import timezone
 
 from grading.errors import GradingError
@@ -18,8 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def draft(db):
-    call_command("demo", stdout=open(os.devnull, "w"))
+def draft(demo):
     # Problem 2 is the demo's ungraded one (problem 3 is finalized).
     return Assignment.objects.filter(submitted_at__isnull=True, paper__problem__number=2).first()
 

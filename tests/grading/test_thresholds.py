@@ -67,9 +67,8 @@ def test_bounds_are_inclusive(competition):
     assert _thresholds()[:2] == (Decimal("100"), Decimal("0"))
 
 
-def test_range_follows_the_jurys_scale(db):
+def test_range_follows_the_jurys_scale(demo):
     # The demo's jury is out of 30 points: three rubrics of 10, and no scale set.
-    call_command("demo", stdout=StringIO())
     _set("--gold", "30", "--silver", "15", slug="demo")
     with pytest.raises(
         CommandError,
