@@ -26,11 +26,14 @@ from django.utils import timezone
 
 @dataclass(frozen=True)
 class TableRows:
-    """The rows one model's table gained from the demo, as values in field order."""
+    """One model's rows, as values in field order: those the demo added, and those it found
+    (the role groups of a migration), which a test's database lacks after a transactional
+    test emptied it."""
 
     model: type[models.Model]
     fields: list[models.Field]
     rows: list[tuple]
+    found: list[tuple]
 
 
 @dataclass(frozen=True)
@@ -43,11 +46,16 @@ class Snapshot:
 
     @property
     def row_count(self) -> int:
+        """Return how many rows the demo added."""
         return sum(len(t.rows) for t in self.tables)
 
 
 class _Discard(Exception):
     """Raised to roll the demo's load back once its rows are read."""
+
+
+# Made again after every migration or flush, each time with pks of its own: never copied.
+_REMADE = {("contenttypes", "contenttype"), ("auth", "permission")}
 
 
 def _concrete_models() -> list[type[models.Model]]:
@@ -74,7 +82,7 @@ def _read(model: type[models.Model]) -> dict:
 def snapshot_take() -> Snapshot:
     """Load the demo in a transaction that is rolled back; return the rows it added. Fail if
     the load changed or removed a row that was there before (the copy could not redo it)."""
-    found: list[TableRows] = []
+    tables: list[TableRows] = []
     started = time.perf_counter()
     try:
         with transaction.atomic():
@@ -91,12 +99,15 @@ def snapshot_take() -> Snapshot:
                         f"({model._meta.db_table}: {changed[:5]}); the demo fixture cannot copy it"
                     )
                 added = [row for pk, row in sorted(now.items()) if pk not in old]
-                if added:
-                    found.append(TableRows(model, _columns(model), added))
+                remade = (model._meta.app_label, model._meta.model_name) in _REMADE
+                if added and remade:
+                    raise AssertionError(f"the demo added rows to {model._meta.db_table}")
+                if (added or old) and not remade:
+                    tables.append(TableRows(model, _columns(model), added, sorted(old.values())))
             raise _Discard
     except _Discard:
         pass
-    return Snapshot(tables=found, loaded_at=loaded_at, seconds=seconds)
+    return Snapshot(tables=tables, loaded_at=loaded_at, seconds=seconds)
 
 
 def _shifted(value, delta: datetime.timedelta):
@@ -111,6 +122,13 @@ def snapshot_restore(snapshot: Snapshot) -> None:
     quote = connection.ops.quote_name
     with transaction.atomic(), connection.cursor() as cursor:
         for table in snapshot.tables:
+            rows = table.rows
+            if table.found:
+                pk = table.fields.index(table.model._meta.pk)
+                there = set(table.model._base_manager.values_list("pk", flat=True))
+                rows = [row for row in table.found if row[pk] not in there] + rows
+            if not rows:
+                continue
             columns = ", ".join(quote(f.column) for f in table.fields)
             marks = ", ".join(["%s"] * len(table.fields))
             sql = f"INSERT INTO {quote(table.model._meta.db_table)} ({columns}) VALUES ({marks})"
@@ -121,7 +139,7 @@ def snapshot_restore(snapshot: Snapshot) -> None:
                         f.get_db_prep_save(_shifted(v, delta), connection)
                         for f, v in zip(table.fields, row, strict=True)
                     ]
-                    for row in table.rows
+                    for row in rows
                 ],
             )
         resets = connection.ops.sequence_reset_sql(no_style(), [t.model for t in snapshot.tables])
