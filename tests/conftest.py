@@ -27,6 +27,16 @@ def _iolai_dir() -> Path:
 IOLAI_DIR = _iolai_dir()
 
 
+def pytest_collection_modifyitems(config, items):
+    """Set the `demo` fixture up first in every test that asks for it: its rows keep the ids
+    they were loaded with, which a user or row made by an earlier fixture could hold."""
+    for item in items:
+        names = getattr(item, "fixturenames", None)
+        if names and "demo" in names:
+            names.remove("demo")
+            names.insert(0, "demo")
+
+
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path_factory):
     """Keep files the tests write (PDF batches, packets) out of the checkout's media/."""
@@ -88,6 +98,12 @@ def demo(db, _demo_snapshot):
 
     snapshot_restore(_demo_snapshot)
     return demo_get()
+
+
+@pytest.fixture
+def demo_competition(demo):
+    """The demo's competition (of the `demo` fixture)."""
+    return demo.competition
 
 
 @pytest.fixture
