@@ -10,6 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from grading.models import Mark, ObservationTag, ProblemJuror, Resolution
+from tests.grading.factories import MarkFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -92,9 +93,9 @@ def test_marks_upload_imports_and_reports_missing_columns(organizer_client):
     assert Mark.objects.count() == before
 
 
-def test_the_admin_shows_rubrics_marks_and_decisions_read_only(client, demo):
+def test_the_admin_shows_rubrics_marks_and_decisions_read_only(client, db):
     client.force_login(get_user_model().objects.create_superuser("root", password="x" * 20))
-    mark = Mark.objects.first()
+    mark = MarkFactory()
     page = client.get(reverse("admin:grading_mark_change", args=[mark.pk]))
     assert page.status_code == 200 and 'name="points"' not in page.content.decode()
     assert client.post(reverse("admin:grading_mark_delete", args=[mark.pk])).status_code == 403
