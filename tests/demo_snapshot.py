@@ -4,10 +4,12 @@ that asks for it (the `demo` fixture of tests/conftest.py).
 Loading the demo runs every importer of the app (competition, jury, analytics, context lab)
 and takes seconds; copying the rows it made takes a fraction of that. The load runs in a
 transaction that is rolled back, so nothing of it stays in the database and no on-commit
-hook of it ever runs; what is kept is the rows it added, as plain values. A test that asks
-for the demo gets those rows written into its own transaction, with every date and time
-moved forward by the time since the load, so the demo is as fresh as one loaded by the test
-itself (times relative to "now" read the same) and rolled back with the test as usual.
+hook of it ever runs; what is kept is the rows it added, as plain values, with their ids. A
+test that asks for the demo gets those rows written into its own transaction, with every date
+and time moved forward by the time since the load ended, so the demo is as fresh as one
+loaded by the test itself (times relative to "now" read the same) and is rolled back with
+the test as usual. The fixture is set up before any other of the test (tests/conftest.py),
+so no row a fixture made holds one of the demo's ids.
 """
 
 from __future__ import annotations
@@ -16,12 +18,17 @@ import datetime
 import io
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.apps import apps
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection, models, transaction
 from django.utils import timezone
+
+if TYPE_CHECKING:
+    from puzzles.context.models import ContextPuzzle
+    from puzzles.models import Competition
 
 
 @dataclass(frozen=True)
@@ -68,10 +75,10 @@ def _concrete_models() -> list[type[models.Model]]:
 
 
 def _columns(model: type[models.Model]) -> list[models.Field]:
-    return [f for f in model._meta.concrete_fields]
+    return list(model._meta.concrete_fields)
 
 
-def _read(model: type[models.Model]) -> dict:
+def rows_read(model: type[models.Model]) -> dict:
     """Return the table's rows by primary key, each as a tuple of field values."""
     fields = _columns(model)
     pk = fields.index(model._meta.pk)
@@ -86,12 +93,12 @@ def snapshot_take() -> Snapshot:
     started = time.perf_counter()
     try:
         with transaction.atomic():
-            before = {m: _read(m) for m in _concrete_models()}
+            before = {m: rows_read(m) for m in _concrete_models()}
             call_command("demo", stdout=io.StringIO())
             loaded_at = timezone.now()  # its last row's time: moved to the test's "now"
             seconds = time.perf_counter() - started
             for model, old in before.items():
-                now = _read(model)
+                now = rows_read(model)
                 changed = [pk for pk, row in old.items() if now.get(pk) != row]
                 if changed:
                     raise AssertionError(
@@ -152,16 +159,14 @@ class Demo:
     """The demo in a test: its competition, its context lab puzzles and its users by name
     (organizer, chair, juror1..juror4)."""
 
-    competition: object  # puzzles.models.Competition
-    puzzles: list
+    competition: Competition
+    puzzles: list[ContextPuzzle]
 
     def user(self, username: str):
+        """Return the demo user `username`."""
         from django.contrib.auth import get_user_model
 
         return get_user_model().objects.get(username=username)
-
-    def problem(self, number: int):
-        return self.competition.problems.get(number=number)
 
     def login(self, client, username: str):
         """Log `client` in as the demo user `username` and return it."""

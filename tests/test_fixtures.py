@@ -21,7 +21,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.demo_snapshot import _read
+from tests.demo_snapshot import rows_read
 
 TESTS = Path(__file__).resolve().parent
 LOADER = re.compile(r"(^|_)demo(_.*)?_load$")
@@ -165,7 +165,7 @@ def _values(table, rows, *, ids: bool = True) -> list[tuple]:
 
 
 def _in_database(snapshot, *, ids: bool = True) -> dict:
-    return {t.model: _values(t, _read(t.model).values(), ids=ids) for t in snapshot.tables}
+    return {t.model: _values(t, rows_read(t.model).values(), ids=ids) for t in snapshot.tables}
 
 
 @pytest.mark.django_db
@@ -184,7 +184,7 @@ def test_the_demo_fixture_moves_the_demos_times_to_now(demo, _demo_snapshot):
     latest = max(
         value
         for table in _demo_snapshot.tables
-        for row in _read(table.model).values()
+        for row in rows_read(table.model).values()
         for value in row
         if isinstance(value, datetime)
     )
