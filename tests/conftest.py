@@ -1,4 +1,4 @@
-"""Fixtures shared by every test: users with roles, the IOL-AI data, the demo competition."""
+"""Fixtures shared by every test: users with roles, the IOL-AI data, the demo."""
 
 from __future__ import annotations
 
@@ -25,6 +25,16 @@ def _iolai_dir() -> Path:
 
 
 IOLAI_DIR = _iolai_dir()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Set the `demo` fixture up first in every test that asks for it: its rows keep the ids
+    they were loaded with, which a user or row made by an earlier fixture could hold."""
+    for item in items:
+        names = getattr(item, "fixturenames", None)
+        if names and "demo" in names:
+            names.remove("demo")
+            names.insert(0, "demo")
 
 
 @pytest.fixture(autouse=True)
@@ -70,11 +80,30 @@ def organizer_client(client, organizer):
     return client
 
 
-@pytest.fixture
-def demo_competition(db):
-    from puzzles.demo import demo_competition_load
+@pytest.fixture(scope="session")
+def _demo_snapshot(django_db_setup, django_db_blocker):
+    """Load the demo once per test process, in a transaction rolled back (tests/demo_snapshot.py)."""
+    from tests.demo_snapshot import snapshot_take
 
-    return demo_competition_load()
+    with django_db_blocker.unblock():
+        return snapshot_take()
+
+
+@pytest.fixture
+def demo(db, _demo_snapshot):
+    """The whole demo as `make run` loads it (competition, analytics, jury, users, context
+    lab), in this test's database; returns a `Demo` (tests/demo_snapshot.py). The one way a
+    test gets the demo: tests/test_fixtures.py refuses a test module that loads it itself."""
+    from tests.demo_snapshot import demo_get, snapshot_restore
+
+    snapshot_restore(_demo_snapshot)
+    return demo_get()
+
+
+@pytest.fixture
+def demo_competition(demo):
+    """The demo's competition (of the `demo` fixture)."""
+    return demo.competition
 
 
 @pytest.fixture

@@ -53,15 +53,12 @@ def test_puzzles_never_follows_a_relation_into_grading():
 
 
 @pytest.mark.django_db
-def test_the_jury_answers_what_puzzles_asks(db):
-    from django.core.management import call_command
-
+def test_the_jury_answers_what_puzzles_asks(demo):
     from grading.models import Paper
     from puzzles.jury import jury_still_grading
     from puzzles.models import Competition
 
-    call_command("demo", verbosity=0)
-    demo = Competition.objects.get(slug="demo")
+    demo = demo.competition
     assert jury_still_grading(demo)  # problems 1 and 2 have papers and are not finalized
     Paper.objects.filter(problem__competition=demo, problem__number__in=[1, 2]).delete()
     assert not jury_still_grading(demo)  # problem 3 alone, finalized

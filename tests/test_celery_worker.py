@@ -116,13 +116,10 @@ def test_rescore_task_runs_in_a_worker_process(demo_competition, worker):
 
 @pytest.mark.celery_worker
 @pytest.mark.django_db(transaction=True)
-def test_pdf_batch_renders_in_a_worker_process(worker, tmp_path):
-    from django.core.management import call_command
-
+def test_pdf_batch_renders_in_a_worker_process(demo, worker, tmp_path):
     from grading.models import Paper
     from grading.tasks import render_papers_task
 
-    call_command("demo", stdout=open(os.devnull, "w"))
     competition_id = Paper.objects.values_list("problem__competition_id", flat=True).first()
     result = render_papers_task.apply_async(args=[competition_id, str(tmp_path), 1], queue=worker)
     written = result.get(timeout=120)
@@ -179,7 +176,7 @@ def _forget_queue(queue: str) -> None:
 @pytest.mark.celery_worker
 @pytest.mark.django_db(transaction=True)
 def test_a_pdf_batch_finishes_after_its_worker_is_killed_and_a_new_one_resumes(
-    client, tmp_path, monkeypatch
+    demo, client, tmp_path, monkeypatch
 ):
     """Kill -9 a worker (and its prefork child) mid-batch; the page says stalled; resume.
 
@@ -189,7 +186,6 @@ def test_a_pdf_batch_finishes_after_its_worker_is_killed_and_a_new_one_resumes(
     """
     _require_real_services()
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.urls import reverse
     from pypdf import PdfReader
 
@@ -198,7 +194,6 @@ def test_a_pdf_batch_finishes_after_its_worker_is_killed_and_a_new_one_resumes(
     from grading.services import papers_create, problem_reopen
     from puzzles.models import Competition, System
 
-    call_command("demo", stdout=open(os.devnull, "w"))
     competition = Competition.objects.get(slug="demo")
     # The demo's problem 3 is finalized: new papers of it wait until the chair reopens it.
     problem_reopen(

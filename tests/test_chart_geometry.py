@@ -102,8 +102,7 @@ def assert_readable(charts: dict[str, str]) -> None:
     assert not faults, "\n".join(faults)
 
 
-def test_every_chart_of_the_demo_is_readable():
-    call_command("demo", stdout=io.StringIO())
+def test_every_chart_of_the_demo_is_readable(demo):
     competition = Competition.objects.get(slug=DEMO_SLUG)
     charts = {**review_svgs(competition), **analytics_charts(competition)}
     charts["context max D_Q"] = corpus_page(tokenizer="normalized").chart_svg

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.urls import reverse
 
 from grading.models import Assignment
@@ -25,8 +23,7 @@ def test_every_page_sends_the_policy(client):
 
 
 @pytest.mark.parametrize("username", ["juror1", "chair", "organizer"])
-def test_pages_have_no_inline_script_or_handler(client, username):
-    call_command("demo", stdout=open(os.devnull, "w"))
+def test_pages_have_no_inline_script_or_handler(demo, client, username):
     user = get_user_model().objects.get(username=username)
     client.force_login(user)
     urls = [reverse("grading:home")]

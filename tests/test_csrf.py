@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
@@ -46,8 +43,7 @@ def _state():
 
 
 @pytest.mark.parametrize("username", ["organizer", "chair", "juror1"])
-def test_a_post_without_a_csrf_token_is_refused_everywhere(username):
-    call_command("demo", stdout=open(os.devnull, "w"))
+def test_a_post_without_a_csrf_token_is_refused_everywhere(demo, username):
     user = get_user_model().objects.get(username=username)
     paper = Paper.objects.filter(assignments__juror__username="juror1").first()
     criterion = rubric_current(paper.problem).criteria.first()

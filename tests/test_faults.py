@@ -28,8 +28,7 @@ REFUSAL = "the task queue (Celery broker) cannot be reached, so nothing was star
 
 
 @pytest.fixture
-def organizer(client):
-    call_command("demo", stdout=StringIO())
+def organizer(demo, client):
     client.force_login(get_user_model().objects.get(username="organizer"))
     return client
 

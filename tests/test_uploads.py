@@ -6,12 +6,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
 from django.urls import reverse
 
 from grading.forms import ContestantsUploadForm, MarksUploadForm, SystemScoresUploadForm
@@ -30,8 +28,7 @@ def _csv(rows: int, header: str = "system,problem,criterion,juror,points,comment
 
 
 @pytest.fixture
-def organizer(client):
-    call_command("demo", stdout=StringIO())
+def organizer(demo, client):
     client.force_login(get_user_model().objects.get(username="organizer"))
     return client
 

@@ -3,12 +3,9 @@ system identity, and no state change by GET."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
@@ -47,8 +44,7 @@ def _state():
 
 
 @pytest.fixture
-def blind_juror(db):
-    call_command("demo", stdout=open(os.devnull, "w"))
+def blind_juror(demo):
     paper = Paper.objects.get(problem__number=1, comments__isnull=False)
     juror = get_user_model().objects.get(username="juror4")
     Assignment.objects.create(paper=paper, juror=juror)
@@ -163,10 +159,9 @@ CHAIR_REQUESTS = [
 
 
 @pytest.fixture
-def chair_grading(db):
+def chair_grading(demo):
     """The demo's chair with an unsubmitted paper of problem 1, whose discrepant criterion
     1c of another paper is open."""
-    call_command("demo", stdout=open(os.devnull, "w"))
     paper = Paper.objects.get(problem__number=1, comments__isnull=False)
     criterion = rubric_current(paper.problem).criteria.get(code="1c")
     chair = get_user_model().objects.get(username="chair")

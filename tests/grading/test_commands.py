@@ -27,7 +27,6 @@ from grading.models import (
 )
 from grading.selectors import comparison_sheet
 from grading.services import rubric_current
-from puzzles.demo import DEMO_SLUG
 from tests.grading.factories import JurorFactory, UserFactory, paper_graded
 from tests.puzzles.factories import CompetitionFactory, ProblemFactory, SystemFactory, TaskFactory
 
@@ -97,15 +96,15 @@ def test_unknown_slug_is_a_command_error(competition, args):
 # --- import_rubric -------------------------------------------------------------------------------
 
 
-def test_import_rubric_of_the_demo(demo_competition, rubric_file):
-    out = run("import_rubric", DEMO_SLUG, str(rubric_file))
+def test_import_rubric_of_the_demo(competition, rubric_file):
+    out = run("import_rubric", SLUG, str(rubric_file))
     assert out.splitlines() == [
         "problem 1: rubric v1, 4 criteria",
         "problem 2: rubric v1, 3 criteria",
         "problem 3: rubric v1, 4 criteria",
         "the jury's scale becomes 30 (the sum of the rubrics' maxima)",
     ]
-    assert Criterion.objects.filter(rubric__problem__competition=demo_competition).count() == 11
+    assert Criterion.objects.filter(rubric__problem__competition=competition).count() == 11
     criterion = Criterion.objects.get(code="1a")
     assert criterion.task.external_id == "12026010100"
     assert criterion.items == [1, 2, 3]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.db import transaction
 from django.test import Client
 from django.urls import reverse
@@ -28,8 +26,7 @@ def _client(username):
     return client
 
 
-def test_two_jurors_and_the_chair_lose_no_write():
-    call_command("demo", stdout=open(os.devnull, "w"))
+def test_two_jurors_and_the_chair_lose_no_write(demo):
     User = get_user_model()
     assignment = Assignment.objects.filter(
         paper__problem__number=2, submitted_at__isnull=True
@@ -81,8 +78,7 @@ def test_two_jurors_and_the_chair_lose_no_write():
     assert DiscussionComment.objects.filter(author__username="chair").count() == 10
 
 
-def test_same_assignment_from_many_tabs_saves_every_criterion():
-    call_command("demo", stdout=open(os.devnull, "w"))
+def test_same_assignment_from_many_tabs_saves_every_criterion(demo):
     assignment = (
         Assignment.objects.filter(paper__problem__number=2, submitted_at__isnull=True)
         .exclude(marks__isnull=False)
@@ -106,10 +102,9 @@ def test_same_assignment_from_many_tabs_saves_every_criterion():
     assert Mark.objects.filter(assignment=assignment, points__isnull=False).count() == len(criteria)
 
 
-def test_tabs_creating_the_same_mark_at_once_make_one_mark():
+def test_tabs_creating_the_same_mark_at_once_make_one_mark(demo):
     # Every tab waits for the assignment's lock; the ones that get it after the first must
     # see the mark the first created (a fresh read) rather than insert a second one.
-    call_command("demo", stdout=open(os.devnull, "w"))
     assignment = (
         Assignment.objects.filter(paper__problem__number=2, submitted_at__isnull=True)
         .exclude(marks__isnull=False)
@@ -138,8 +133,7 @@ def test_tabs_creating_the_same_mark_at_once_make_one_mark():
     assert mark.comment == history[-1].comment
 
 
-def test_a_revision_waits_for_a_finalization_under_way_and_is_refused():
-    call_command("demo", stdout=open(os.devnull, "w"))
+def test_a_revision_waits_for_a_finalization_under_way_and_is_refused(demo):
     assignment = (
         Assignment.objects.filter(submitted_at__isnull=False)
         .select_related("paper__problem")

@@ -42,7 +42,7 @@ from grading.services import (
     rubric_specs,
     rubrics_export,
 )
-from puzzles.demo import DEMO_SLUG, EXTERNAL_SYSTEM
+from puzzles.demo import EXTERNAL_SYSTEM
 from puzzles.models import Competition, ExternalScore, Output, System
 from puzzles.selectors import system_auto_scores
 
@@ -50,9 +50,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def demo():
-    call_command("demo", stdout=io.StringIO())
-    return Competition.objects.get(slug=DEMO_SLUG)
+def demo(demo):
+    """The demo's competition (from the shared `demo` fixture of tests/conftest.py)."""
+    return demo.competition
 
 
 def test_one_problem_is_finalized_by_the_chair(demo):

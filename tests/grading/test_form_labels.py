@@ -8,12 +8,10 @@ leaderboard's unlabelled tier list, the accounts page's unlabelled upload.
 
 from __future__ import annotations
 
-import os
 from html.parser import HTMLParser
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.urls import reverse
 
 pytestmark = pytest.mark.django_db
@@ -70,8 +68,7 @@ def _faults(html: str) -> list[str]:
     return faults
 
 
-def test_organizer_pages_name_every_field(client):
-    call_command("demo", stdout=open(os.devnull, "w"))
+def test_organizer_pages_name_every_field(demo, client):
     client.force_login(get_user_model().objects.get(username="organizer"))
     urls = [
         reverse("grading:rubric", args=["demo", 1]),
@@ -89,8 +86,7 @@ def test_organizer_pages_name_every_field(client):
     assert not faults, faults
 
 
-def test_the_rubric_editor_names_each_field_by_criterion_and_column(client):
-    call_command("demo", stdout=open(os.devnull, "w"))
+def test_the_rubric_editor_names_each_field_by_criterion_and_column(demo, client):
     client.force_login(get_user_model().objects.get(username="organizer"))
     html = client.get(reverse("grading:rubric", args=["demo", 1])).content.decode()
     assert 'aria-label="Criterion 2 maximum"' in html

@@ -2,26 +2,30 @@
 
 from __future__ import annotations
 
-import os
 from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.utils import timezone
 
 from grading.errors import GradingError
 from grading.models import Assignment, Criterion, Mark, ProblemJury
 from grading.services import mark_save_by_code, rubric_current
+from tests.grading.factories import AssignmentFactory, JurorFactory, PaperFactory, rubric_with
+from tests.puzzles.factories import ProblemFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def draft(db):
-    call_command("demo", stdout=open(os.devnull, "w"))
-    # Problem 2 is the demo's ungraded one (problem 3 is finalized).
-    return Assignment.objects.filter(submitted_at__isnull=True, paper__problem__number=2).first()
+    """A juror's open paper of a problem with a rubric, beside another problem with a rubric
+    of its own, and a juror (juror4) without the paper."""
+    paper = PaperFactory()
+    rubric_with(paper.problem, ("2a", 2, "0.5"), ("2b", 3, "0.5"), ("2c", 2, "0.5"))
+    rubric_with(ProblemFactory(competition=paper.problem.competition), ("1a", 3, "0.5"))
+    JurorFactory(username="juror4")
+    return AssignmentFactory(paper=paper)
 
 
 def test_saves_a_draft_mark(draft):

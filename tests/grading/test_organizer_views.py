@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
 from django.urls import reverse
 
 from grading.models import Mark, ObservationTag, ProblemJuror, Resolution
+from tests.grading.factories import MarkFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def organizer_client(client, db):
-    call_command("demo", stdout=open(os.devnull, "w"))
+def organizer_client(client, demo):
     client.force_login(get_user_model().objects.get(username="organizer"))
     return client
 
@@ -99,9 +96,8 @@ def test_marks_upload_imports_and_reports_missing_columns(organizer_client):
 
 
 def test_the_admin_shows_rubrics_marks_and_decisions_read_only(client, db):
-    call_command("demo", stdout=open(os.devnull, "w"))
     client.force_login(get_user_model().objects.create_superuser("root", password="x" * 20))
-    mark = Mark.objects.first()
+    mark = MarkFactory()
     page = client.get(reverse("admin:grading_mark_change", args=[mark.pk]))
     assert page.status_code == 200 and 'name="points"' not in page.content.decode()
     assert client.post(reverse("admin:grading_mark_delete", args=[mark.pk])).status_code == 403

@@ -13,11 +13,9 @@ import subprocess
 import sys
 import time
 import zipfile
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 from pypdf import PdfReader
 
@@ -34,8 +32,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def organizer(client):
-    call_command("demo", stdout=StringIO())
+def organizer(demo, client):
     from django.contrib.auth import get_user_model
 
     client.force_login(get_user_model().objects.get(username="organizer"))
@@ -280,8 +277,7 @@ class _WorkerDied(BaseException):
     """What a killed worker looks like from inside: the rendering never returns."""
 
 
-def test_a_paper_that_kills_its_worker_is_reported_after_two_tries(tmp_path, monkeypatch):
-    call_command("demo", stdout=StringIO())
+def test_a_paper_that_kills_its_worker_is_reported_after_two_tries(demo, tmp_path, monkeypatch):
     competition = Paper.objects.first().problem.competition
     deadly = Paper.objects.filter(problem__number=1).order_by("code").first().code
     paper_fails_to_render(monkeypatch, deadly, _WorkerDied())
@@ -307,8 +303,7 @@ def test_a_paper_that_kills_its_worker_is_reported_after_two_tries(tmp_path, mon
     assert len(list(tmp_path.glob(".*.rubric"))) == 3
 
 
-def test_a_paper_whose_worker_was_killed_once_renders_on_resume(tmp_path, monkeypatch):
-    call_command("demo", stdout=StringIO())
+def test_a_paper_whose_worker_was_killed_once_renders_on_resume(demo, tmp_path, monkeypatch):
     competition = Paper.objects.first().problem.competition
     first = Paper.objects.filter(problem__number=1).order_by("code").first().code
     real_pdf = pdf_folder.sheets_pdf

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import io
-import os
 import re
 import zipfile
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.urls import reverse
 
 from grading.models import Assignment, Paper
@@ -19,9 +17,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def jury(db, settings, tmp_path):
+def jury(demo, settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path
-    call_command("demo", stdout=open(os.devnull, "w"))
 
 
 def _login(client, username):

@@ -15,13 +15,13 @@ from pypdf import PdfReader
 
 from grading.models import Assignment, Paper
 from grading.tasks import render_packet_task, render_papers_task
-from puzzles.models import Competition, System
+from puzzles.models import System
+from tests.puzzles.factories import OutputFactory
 
 
 @pytest.fixture
-def demo(db):
-    call_command("demo", stdout=StringIO())
-    return Competition.objects.get(slug="demo")
+def competition(demo):
+    return demo.competition
 
 
 def _render(*args: str) -> str:
@@ -30,11 +30,13 @@ def _render(*args: str) -> str:
     return out.getvalue()
 
 
-def test_writes_one_pdf_per_paper_named_by_code_only(demo, tmp_path):
+def test_writes_one_pdf_per_paper_named_by_code_only(competition, tmp_path):
     out = tmp_path / "papers"
     printed = _render("demo", "--out", str(out))
 
-    codes = set(Paper.objects.filter(problem__competition=demo).values_list("code", flat=True))
+    codes = set(
+        Paper.objects.filter(problem__competition=competition).values_list("code", flat=True)
+    )
     assert len(codes) == 12
     # Each PDF, and beside it the note of the rubric it was printed with.
     assert {p.name for p in out.iterdir()} == {f"{code}.pdf" for code in codes} | {
@@ -44,7 +46,7 @@ def test_writes_one_pdf_per_paper_named_by_code_only(demo, tmp_path):
 
     secrets = [
         value.lower()
-        for system in System.objects.filter(competition=demo)
+        for system in System.objects.filter(competition=competition)
         for value in (system.name, system.team)
         if value
     ]
@@ -62,13 +64,13 @@ def test_writes_one_pdf_per_paper_named_by_code_only(demo, tmp_path):
             assert secret not in str(reader.metadata).lower()
 
 
-def test_one_problem_only(demo, tmp_path):
+def test_one_problem_only(competition, tmp_path):
     printed = _render("demo", "--out", str(tmp_path), "--problem", "2")
     assert printed.startswith("4 PDF papers")
     assert sorted(p.name[:3] for p in tmp_path.glob("*.pdf")) == ["P2-"] * 4
 
 
-def test_unknown_slug_or_problem_is_an_error(demo, tmp_path):
+def test_unknown_slug_or_problem_is_an_error(competition, tmp_path):
     with pytest.raises(CommandError, match="no competition 'nope'"):
         _render("nope", "--out", str(tmp_path))
     with pytest.raises(CommandError, match="no problem 9"):
@@ -76,24 +78,26 @@ def test_unknown_slug_or_problem_is_an_error(demo, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_competition_without_papers_is_an_error(demo_competition, tmp_path):
-    with pytest.raises(CommandError, match="no papers"):
-        _render("demo", "--out", str(tmp_path))
+def test_a_competition_without_papers_is_an_error(db, tmp_path):
+    OutputFactory(task__problem__competition__slug="bare")  # a system's answers, no papers
+    with pytest.raises(CommandError, match="no papers in bare"):
+        _render("bare", "--out", str(tmp_path))
+    assert list(tmp_path.iterdir()) == []
 
 
-def test_task_reports_progress(demo, tmp_path, monkeypatch):
+def test_task_reports_progress(competition, tmp_path, monkeypatch):
     states = []
     monkeypatch.setattr(render_papers_task, "update_state", lambda **kwargs: states.append(kwargs))
-    result = render_papers_task.delay(demo.pk, str(tmp_path), 3)
+    result = render_papers_task.delay(competition.pk, str(tmp_path), 3)
     assert result.get() == 4
     assert [s["meta"] for s in states] == [{"done": n, "total": 4} for n in range(5)]
     assert {s["state"] for s in states} == {"PROGRESS"}
 
 
-def test_packet_task_stores_the_packet_under_an_opaque_name(demo, settings, tmp_path):
+def test_packet_task_stores_the_packet_under_an_opaque_name(competition, settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path
     juror = get_user_model().objects.get(username="juror3")
-    problem = demo.problems.get(number=2)
+    problem = competition.problems.get(number=2)
     codes = sorted(
         Assignment.objects.filter(juror=juror, paper__problem=problem).values_list(
             "paper__code", flat=True
@@ -118,7 +122,7 @@ class _NeverReady:
         return False
 
 
-def test_a_lost_worker_stops_the_command_with_a_way_to_resume(demo, tmp_path, monkeypatch):
+def test_a_lost_worker_stops_the_command_with_a_way_to_resume(competition, tmp_path, monkeypatch):
     out = tmp_path / "papers"
     _render("demo", "--out", str(out), "--problem", "1")
     written = {p.name: p.stat().st_mtime_ns for p in out.glob("*.pdf")}
@@ -130,7 +134,7 @@ def test_a_lost_worker_stops_the_command_with_a_way_to_resume(demo, tmp_path, mo
     assert {p.name: p.stat().st_mtime_ns for p in out.glob("*.pdf")} == written
 
 
-def test_resume_renders_only_the_missing_papers(demo, tmp_path):
+def test_resume_renders_only_the_missing_papers(competition, tmp_path):
     out = tmp_path / "papers"
     _render("demo", "--out", str(out), "--problem", "2")
     kept, removed = sorted(out.glob("*.pdf"))[:2]

@@ -28,9 +28,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def demo(db):
-    call_command("demo", stdout=StringIO())
-    return Competition.objects.get(slug="demo")
+def competition(demo):
+    return demo.competition
 
 
 def _text(data: bytes) -> str:
@@ -53,18 +52,18 @@ def _render(*args: str) -> str:
     return out.getvalue()
 
 
-def test_a_pdf_states_its_rubric_version(demo):
+def test_a_pdf_states_its_rubric_version(competition):
     paper = Paper.objects.filter(problem__number=1).order_by("code").first()
     assert re.search(r"Rubric v1 · [0-9a-f]{8}", _text(paper_pdf(paper)))
-    _revise(demo, 1)
+    _revise(competition, 1)
     assert re.search(r"Rubric v2 · [0-9a-f]{8}", _text(paper_pdf(paper)))
 
 
-def test_render_papers_replaces_the_pdfs_whose_rubric_changed_and_names_them(demo, tmp_path):
+def test_render_papers_replaces_the_pdfs_whose_rubric_changed_and_names_them(competition, tmp_path):
     out = tmp_path / "papers"
     _render("demo", "--out", str(out))
     others = {p: p.stat().st_mtime_ns for p in out.glob("*.pdf")}
-    _revise(demo, 1)
+    _revise(competition, 1)
     changed = sorted(Paper.objects.filter(problem__number=1).values_list("code", flat=True))
 
     printed = _render("demo", "--out", str(out), "--resume")
@@ -79,17 +78,17 @@ def test_render_papers_replaces_the_pdfs_whose_rubric_changed_and_names_them(dem
 
 
 @pytest.fixture
-def organizer(client, demo):
+def organizer(client, competition):
     client.force_login(get_user_model().objects.get(username="organizer"))
     return client
 
 
-def test_the_batch_page_lists_stale_pdfs_and_rerendering_replaces_them(organizer, demo):
+def test_the_batch_page_lists_stale_pdfs_and_rerendering_replaces_them(organizer, competition):
     started = organizer.post(reverse("grading:pdf_batch", args=["demo"]))
     batch = started["Location"].rstrip("/").rsplit("/", 1)[1]
     status = reverse("grading:pdf_batch_status", args=["demo", batch])
     assert "12 papers rendered." in organizer.get(status).content.decode()
-    _revise(demo, 1)
+    _revise(competition, 1)
     changed = sorted(Paper.objects.filter(problem__number=1).values_list("code", flat=True))
 
     body = organizer.get(status).content.decode()
@@ -111,12 +110,14 @@ def test_the_batch_page_lists_stale_pdfs_and_rerendering_replaces_them(organizer
         assert "Rubric v2" in _text(pdf.read_bytes())
 
 
-def test_render_papers_lists_as_replaced_only_the_pdfs_it_replaced(demo, tmp_path, monkeypatch):
+def test_render_papers_lists_as_replaced_only_the_pdfs_it_replaced(
+    competition, tmp_path, monkeypatch
+):
     """A stale paper whose new rendering fails keeps its old PDF: it is named as failed,
     never as replaced."""
     out = tmp_path / "papers"
     _render("demo", "--out", str(out))
-    _revise(demo, 1)
+    _revise(competition, 1)
     changed = sorted(Paper.objects.filter(problem__number=1).values_list("code", flat=True))
     victim = changed[0]
     paper_fails_to_render(monkeypatch, victim, RuntimeError("no glyph"))
@@ -146,7 +147,9 @@ def _age(batch: str, seconds: int) -> None:
         os.utime(path, (then, then))
 
 
-def test_re_rendering_stale_pdfs_is_followed_until_they_are_replaced(organizer, demo, monkeypatch):
+def test_re_rendering_stale_pdfs_is_followed_until_they_are_replaced(
+    organizer, competition, monkeypatch
+):
     """Resume on a finished batch queues the stale papers' problem; until that task ends the
     page says they are being rendered, polls, and offers no second Resume (each click
     queued another task, and the page said "done" with the stale list and the button)."""
@@ -154,7 +157,7 @@ def test_re_rendering_stale_pdfs_is_followed_until_they_are_replaced(organizer, 
     status = reverse("grading:pdf_batch_status", args=["demo", batch])
     resume = reverse("grading:pdf_batch_resume", args=["demo", batch])
     _age(batch, 60)
-    _revise(demo, 1)
+    _revise(competition, 1)
     changed = sorted(Paper.objects.filter(problem__number=1).values_list("code", flat=True))
     queued = []  # a worker that has taken the task and not run it yet
     monkeypatch.setattr(render_papers_task, "apply_async", lambda **kwargs: queued.append(kwargs))
@@ -179,11 +182,13 @@ def test_re_rendering_stale_pdfs_is_followed_until_they_are_replaced(organizer, 
     assert organizer.get(status, HTTP_HX_REQUEST="true").status_code == 286
 
 
-def test_a_stale_pdf_whose_re_rendering_fails_is_listed_as_failed(organizer, demo, monkeypatch):
+def test_a_stale_pdf_whose_re_rendering_fails_is_listed_as_failed(
+    organizer, competition, monkeypatch
+):
     batch = _batch_of(organizer.post(reverse("grading:pdf_batch", args=["demo"])))
     status = reverse("grading:pdf_batch_status", args=["demo", batch])
     _age(batch, 60)
-    _revise(demo, 1)
+    _revise(competition, 1)
     victim = Paper.objects.filter(problem__number=1).order_by("code").first().code
     paper_fails_to_render(monkeypatch, victim, RuntimeError("no glyph"))
 

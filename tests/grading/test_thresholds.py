@@ -13,7 +13,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from puzzles.models import Competition
-from tests.puzzles.factories import CompetitionFactory
+from tests.grading.factories import rubric_with
+from tests.puzzles.factories import CompetitionFactory, ProblemFactory
 
 SLUG = "medals"
 
@@ -68,8 +69,11 @@ def test_bounds_are_inclusive(competition):
 
 
 def test_range_follows_the_jurys_scale(db):
-    # The demo's jury is out of 30 points: three rubrics of 10, and no scale set.
-    call_command("demo", stdout=StringIO())
+    # A jury out of 30 points, as the demo's: three rubrics of 10, and no scale set.
+    competition = CompetitionFactory(slug="demo")
+    for number in (1, 2, 3):
+        problem = ProblemFactory(competition=competition, number=number)
+        rubric_with(problem, (f"{number}a", 4, 1), (f"{number}b", 6, "0.5"))
     _set("--gold", "30", "--silver", "15", slug="demo")
     with pytest.raises(
         CommandError,

@@ -219,12 +219,7 @@ def test_marks_after_a_break_inside_a_long_cluster_stand_on_a_no_break_space():
 
 
 @pytest.fixture
-def jury(db):
-    call_command("demo", stdout=StringIO())
-
-
-@pytest.fixture
-def assignment(jury):
+def assignment(demo):
     return (
         Assignment.objects.filter(juror__username="juror3")
         .select_related("paper__problem")
@@ -325,7 +320,7 @@ def test_the_full_text_download_holds_everything_and_no_system(client, assignmen
         assert not system.team or system.team not in body
 
 
-def test_the_full_text_download_follows_who_may_read_the_paper(client, jury):
+def test_the_full_text_download_follows_who_may_read_the_paper(client, demo):
     paper = Paper.objects.exclude(assignments__juror__username="juror3").first()
     url = reverse("grading:paper_text", args=[paper.code])
     client.force_login(get_user_model().objects.get(username="juror3"))
@@ -334,7 +329,7 @@ def test_the_full_text_download_follows_who_may_read_the_paper(client, jury):
     assert client.get(url).status_code == 200  # as on the paper's discussion threads
 
 
-def test_render_papers_writes_every_pdf_of_a_problem_with_a_hostile_explanation(jury, tmp_path):
+def test_render_papers_writes_every_pdf_of_a_problem_with_a_hostile_explanation(demo, tmp_path):
     paper = Paper.objects.filter(problem__number=1).order_by("code").first()
     output = _output(paper)
     output.explanation = PATHOLOGICAL["list nested 500 deep by indentation"]
@@ -350,7 +345,7 @@ def test_render_papers_writes_every_pdf_of_a_problem_with_a_hostile_explanation(
 
 
 @pytest.fixture
-def one_paper_fails(jury, monkeypatch):
+def one_paper_fails(demo, monkeypatch):
     """Make one paper of problem 1 fail to render, as a shape the bounds missed would."""
     victim = Paper.objects.filter(problem__number=1).order_by("code").first()
     paper_fails_to_render(
@@ -386,7 +381,7 @@ def test_render_papers_exits_non_zero_naming_the_failed_paper_after_writing_the_
     assert len(list(tmp_path.glob("*.pdf"))) == 11
 
 
-def test_render_papers_renders_afresh_into_a_folder_it_wrote_before(jury, tmp_path):
+def test_render_papers_renders_afresh_into_a_folder_it_wrote_before(demo, tmp_path):
     call_command(
         "render_papers", "demo", "--out", str(tmp_path), "--problem", "2", stdout=StringIO()
     )

@@ -7,7 +7,6 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
@@ -22,8 +21,7 @@ SECRET_WORDS = ("Frontier", "Lexicon", "OpenModel", "frontier", "challenge", "op
 
 
 @pytest.fixture
-def jury(db):
-    call_command("demo", stdout=open("/dev/null", "w"))
+def jury(demo):
     return get_user_model().objects
 
 

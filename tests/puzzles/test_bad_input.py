@@ -354,8 +354,8 @@ def test_marks_with_a_nul_in_the_comment(tmp_path):
 
 
 @pytest.fixture
-def jury(db):
-    call_command("demo", stdout=io.StringIO())
+def jury(demo):
+    return demo
 
 
 def _login(client, username: str):

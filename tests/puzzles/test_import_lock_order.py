@@ -5,10 +5,8 @@ second import waits for it)."""
 from __future__ import annotations
 
 import io
-import os
 
 import pytest
-from django.core.management import call_command
 from django.db import connection, transaction
 
 from grading.services import contestants_import
@@ -23,9 +21,9 @@ WRITES = ("INSERT", "UPDATE", "DELETE")
 
 
 @pytest.fixture
-def demo(db):
-    call_command("demo", stdout=open(os.devnull, "w"))
-    return Competition.objects.get(slug="demo")
+def demo(demo):
+    """The demo's competition (from the shared `demo` fixture of tests/conftest.py)."""
+    return demo.competition
 
 
 @pytest.fixture

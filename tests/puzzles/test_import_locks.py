@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import io
-import os
 import threading
 
 import pytest
-from django.core.management import call_command
 from django.db import transaction
 
 from puzzles.analytics.runs.imports import runs_import
@@ -17,8 +15,7 @@ from tests.concurrency import run_concurrently
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
 
 
-def test_a_runs_import_waits_for_another_import_holding_the_competition():
-    call_command("demo", stdout=open(os.devnull, "w"))
+def test_a_runs_import_waits_for_another_import_holding_the_competition(demo):
     competition = Competition.objects.get(slug="demo")
     team = System.objects.filter(competition=competition, oracle=False).order_by("name")[0]
     csv = (

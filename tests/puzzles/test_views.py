@@ -14,6 +14,7 @@ from openpyxl import load_workbook
 
 from puzzles.models import AnswerAmendment, Competition, Output, System, Task
 from tests.grading.factories import PaperFactory
+from tests.puzzles.factories import ProblemFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -104,11 +105,11 @@ def test_public_board_is_unpublished_by_default(client, organizer_client, demo_c
     assert client.get(url).status_code == 404
 
 
-def test_publishing_while_the_jury_grades_warns(client, organizer_client, demo_competition):
-    url = reverse("puzzles:publish", args=["demo"])
+def test_publishing_while_the_jury_grades_warns(client, organizer_client):
+    problem = ProblemFactory(competition__slug="board")  # no paper yet: the jury has not begun
+    url = reverse("puzzles:publish", args=["board"])
     response = organizer_client.post(url, {"publish": "1"})
     assert not any("still grading" in str(m) for m in get_messages(response.wsgi_request))
-    problem = demo_competition.problems.first()
     PaperFactory(problem=problem)  # the jury has a paper of it, not finalized
     response = organizer_client.post(url, {"publish": "1"}, follow=True)
     assert "The jury is still grading" in response.content.decode()
@@ -216,23 +217,24 @@ def test_amend_get_changes_nothing(organizer_client, demo_competition):
     assert not AnswerAmendment.objects.exists()
 
 
-def test_thresholds_page(organizer_client, demo_competition):
-    url = reverse("puzzles:thresholds", args=["demo"])
-    # Without its rubrics (grading's part of the demo) the jury has a scale only if set.
+def test_thresholds_page(organizer_client):
+    competition = ProblemFactory(competition__slug="medals").competition
+    url = reverse("puzzles:thresholds", args=["medals"])
+    # Without rubrics the jury has a scale only if set.
     response = organizer_client.post(url, {"gold": "25", "silver": "20"})
     assert response.status_code == 422
     assert "has no scale to fit" in response.context["thresholds_form"].errors["gold"][0]
-    organizer_client.post(reverse("puzzles:scale", args=["demo"]), {"points": "30"})
+    organizer_client.post(reverse("puzzles:scale", args=["medals"]), {"points": "30"})
     organizer_client.post(url, {"gold": "25", "silver": "20", "bronze": "15"})
-    demo_competition.refresh_from_db()
-    assert demo_competition.gold_threshold == 25
+    competition.refresh_from_db()
+    assert competition.gold_threshold == 25
     response = organizer_client.post(url, {"gold": "10", "silver": "20"})
     assert response.status_code == 422
     assert response.context["thresholds_form"].errors["silver"] == [
         "silver threshold 20 is above gold threshold 10"
     ]
-    demo_competition.refresh_from_db()
-    assert demo_competition.silver_threshold == 20 and demo_competition.gold_threshold == 25
+    competition.refresh_from_db()
+    assert competition.silver_threshold == 20 and competition.gold_threshold == 25
 
 
 def test_model_text_is_escaped(organizer_client, demo_competition):

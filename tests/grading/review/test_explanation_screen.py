@@ -284,13 +284,11 @@ def test_the_page_queries_do_not_grow_with_systems(
         assert organizer_client.get(url).status_code == 200
 
 
-def test_the_demo_screen_lists_every_system(client):
+def test_the_demo_screen_lists_every_system(demo, client):
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
 
     from puzzles.models import System
 
-    call_command("demo", stdout=io.StringIO())
     client.force_login(get_user_model().objects.get(username="organizer"))
     response = client.get(reverse("grading:explanations", args=["demo"]))
     assert response.status_code == 200

@@ -41,8 +41,7 @@ def _report(competition: Competition) -> tuple[bytes, str]:
     return render_pdf(html), html
 
 
-def test_the_demos_report_breaks_pages_between_whole_blocks():
-    call_command("demo", stdout=io.StringIO())
+def test_the_demos_report_breaks_pages_between_whole_blocks(demo):
     pdf, html = _report(Competition.objects.get(slug=DEMO_SLUG))
     marks = landmarks(html)
     assert len(marks.headings) >= 8 and len(marks.table_headers) >= 8

@@ -10,7 +10,6 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from puzzles.context.lab.analysis import Example, Question
-from puzzles.context.lab.demo import context_demo_load
 from puzzles.context.lab.services import PuzzleSpec, puzzle_save
 
 pytestmark = pytest.mark.django_db
@@ -27,8 +26,8 @@ def _rows(response) -> list[list[str]]:
 
 
 @pytest.fixture
-def demo_puzzles(db):
-    return context_demo_load()
+def demo_puzzles(demo):
+    return demo.puzzles
 
 
 def test_examples_csv_holds_the_pages_figures(organizer_client, demo_puzzles):

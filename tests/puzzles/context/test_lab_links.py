@@ -7,8 +7,6 @@ import pytest
 from django.urls import reverse
 from lxml import html
 
-from puzzles.context.lab.demo import context_demo_load
-
 pytestmark = pytest.mark.django_db
 
 CORPUS = reverse("puzzles:context_corpus")
@@ -29,8 +27,9 @@ def _lab_links(response) -> dict[str, str | None]:
     ("url", "current"),
     [(CORPUS, CORPUS), (PUZZLE, None), (RESULTS, RESULTS), (JUDGES, JUDGES)],
 )
-def test_every_lab_page_links_the_corpus_the_results_and_the_judges(organizer_client, url, current):
-    context_demo_load()
+def test_every_lab_page_links_the_corpus_the_results_and_the_judges(
+    demo, organizer_client, url, current
+):
     response = organizer_client.get(url)
     assert response.status_code == 200
     links = _lab_links(response)
@@ -40,8 +39,7 @@ def test_every_lab_page_links_the_corpus_the_results_and_the_judges(organizer_cl
     )
 
 
-def test_the_results_options_follow_the_reader_to_the_judges(organizer_client):
-    context_demo_load()
+def test_the_results_options_follow_the_reader_to_the_judges(demo, organizer_client):
     response = organizer_client.get(RESULTS, {"tokenizer": "whitespace", "seed": "3"})
     tree = html.fromstring(response.content.decode())
     judges = tree.xpath(f'//nav[@aria-label="Context lab"]//a[starts-with(@href, "{JUDGES}")]')

@@ -12,7 +12,6 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from ioleval import shared_cache
 from puzzles.context.lab.analysis import Example, Question
-from puzzles.context.lab.demo import context_demo_load
 from puzzles.context.lab.pages import PAGE_SEARCH_CAP, corpus_page, puzzle_page
 from puzzles.context.lab.services import PuzzleSpec, puzzle_save
 from puzzles.models import ContextPuzzle
@@ -28,8 +27,8 @@ def _page_url(slug: str) -> str:
 
 
 @pytest.fixture
-def demo_puzzles(db):
-    return context_demo_load()
+def demo_puzzles(demo):
+    return demo.puzzles
 
 
 def _save(spec: PuzzleSpec) -> ContextPuzzle:
