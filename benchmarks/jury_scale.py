@@ -299,7 +299,7 @@ def chair_decide_paths(jury, problem, chair_client, args, pages: dict) -> str:
 
     from grading.selectors import SheetFilters, next_discrepancy
 
-    found = next_discrepancy(problem, jury.chair, SheetFilters())
+    found = next_discrepancy(problem, SheetFilters())
     if found is None:
         raise SetupError("the benchmark jury has no discrepancy on problem 1")
     code, criterion_id = found
