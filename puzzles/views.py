@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ioleval.celery import app as celery_app
-from ioleval.http import HtmxHttpRequest, form_data, post_redirect, post_rerender
+from ioleval.http import HtmxHttpRequest, post_redirect, post_rerender
 from ioleval.progress import (
     DONE,
     FAILED,
@@ -335,6 +335,32 @@ def import_outputs(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return post_rerender(request, form, act, to, page=page)
 
 
+def _answer_key_page(
+    request: HtmxHttpRequest,
+    competition,
+    *,
+    amend_form: AmendmentForm | None = None,
+    report=None,
+    reject_form: ProposalRejectForm | None = None,
+    reject_id: int | None = None,
+) -> HttpResponse:
+    """Render the answer key; a refused amendment or rejection comes back bound (what was
+    typed, the error beside it): the rejection in the row of proposal `reject_id`."""
+    context = {
+        "competition": competition,
+        "tasks": answer_key_tasks(competition),
+        "report": report,
+        "amend_form": amend_form,
+        "amendments": AnswerAmendment.objects.filter(
+            task__problem__competition=competition
+        ).select_related("task", "created_by")[:200],
+        "proposals": jury.proposals_pending(competition),
+        "reject_form": reject_form,
+        "reject_id": reject_id,
+    }
+    return render(request, "puzzles/answer_key.html", context)
+
+
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def answer_key(request: HtmxHttpRequest, slug: str) -> HttpResponse:
@@ -344,17 +370,7 @@ def answer_key(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
 
     def page(form: AmendmentForm | None = None, report=None) -> HttpResponse:
-        context = {
-            "competition": competition,
-            "tasks": answer_key_tasks(competition),
-            "report": report,
-            "amend_form": form,
-            "amendments": AnswerAmendment.objects.filter(
-                task__problem__competition=competition
-            ).select_related("task", "created_by")[:200],
-            "proposals": jury.proposals_pending(competition),
-        }
-        return render(request, "puzzles/answer_key.html", context)
+        return _answer_key_page(request, competition, amend_form=form, report=report)
 
     if request.method == "GET":
         return page()
@@ -401,10 +417,18 @@ def proposal_reject(request: HtmxHttpRequest, slug: str, proposal_id: int) -> Ht
     """Reject a juror's proposed alternative with a reason the juror reads."""
     competition = competition_get(slug)
 
-    def act() -> str:
-        reason = form_data(ProposalRejectForm(request.POST))["reason"]
+    # Typed text: refused, the key comes back with the reason as typed, in its proposal's row.
+    def act(data: dict) -> str:
         return jury.proposal_reject(
-            competition=competition, proposal_id=proposal_id, user=request.user, reason=reason
+            competition=competition,
+            proposal_id=proposal_id,
+            user=request.user,
+            reason=data["reason"],
         )
 
-    return post_redirect(request, act, reverse("puzzles:answer_key", args=[slug]))
+    def page(form: ProposalRejectForm) -> HttpResponse:
+        return _answer_key_page(request, competition, reject_form=form, reject_id=proposal_id)
+
+    form = ProposalRejectForm(request.POST, auto_id=f"reject-{proposal_id}-%s")
+    to = reverse("puzzles:answer_key", args=[slug])
+    return post_rerender(request, form, act, to, page=page)

@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ioleval.http import HtmxHttpRequest, form_data, post_redirect, post_rerender
+from ioleval.http import HtmxHttpRequest, post_redirect, post_rerender
 from ioleval.roles import CHAIR, JUROR, ORGANIZER, role_required
 
 from .. import access, services
@@ -34,8 +34,14 @@ SHEET_FORM_IDS = "sheet_%s"  # the ids of the sheet's decision form (sheet_point
 @chair_required
 def sheet(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     problem = access.chair_problem(request.user, slug, number, act=False)
+    return _sheet_response(request, problem)
+
+
+def _sheet_response(request: HtmxHttpRequest, problem, tolerance_form=None) -> HttpResponse:
+    """Render the comparison sheet; a refused tolerance form comes back bound, with its error."""
     page = sheet_page(problem, SheetFilters.from_query(request.GET))
-    tolerance_form = ToleranceForm(initial={"tolerance": points_text(page.jury.tolerance)})
+    if tolerance_form is None:
+        tolerance_form = ToleranceForm(initial={"tolerance": points_text(page.jury.tolerance)})
     context = {
         "page": page,
         "tolerance_form": tolerance_form,
@@ -130,12 +136,20 @@ def finalize(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
 def tolerance(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     problem = access.chair_problem(request.user, slug, number, act=True)
 
-    def act() -> str:
-        value = form_data(ToleranceForm(request.POST))["tolerance"]
-        services.problem_set_tolerance(problem=problem, tolerance=value, chair=request.user)
+    # Typed text: refused, the sheet comes back with the bound form and the error beside it.
+    def act(data: dict) -> str:
+        services.problem_set_tolerance(
+            problem=problem, tolerance=data["tolerance"], chair=request.user
+        )
         return "Tolerance saved."
 
-    return post_redirect(request, act, reverse("grading:sheet", args=[slug, number]))
+    return post_rerender(
+        request,
+        ToleranceForm(request.POST),
+        act,
+        reverse("grading:sheet", args=[slug, number]),
+        page=lambda form: _sheet_response(request, problem, form),
+    )
 
 
 @require_GET

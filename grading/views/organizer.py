@@ -57,6 +57,9 @@ from ..selectors import (
     totals_page,
 )
 
+# The group and assign forms both have "allow_seen": distinct ids.
+ASSIGN_FORM_IDS = "id_assign_%s"
+
 
 @require_GET
 @organizer_required
@@ -65,7 +68,12 @@ def jury_overview(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 
 
 def _overview(
-    request: HtmxHttpRequest, competition, *, tags_form: TagsConfigForm | None = None
+    request: HtmxHttpRequest,
+    competition,
+    *,
+    tags_form: TagsConfigForm | None = None,
+    group_form: GroupForm | None = None,
+    assign_form: AssignForm | None = None,
 ) -> HttpResponse:
     """Render the jury page; a refused form with typed text comes back bound."""
     page = jury_overview_page(competition)
@@ -75,9 +83,8 @@ def _overview(
         "selection_form": SelectionForm(
             systems=page.systems, initial={"systems": sorted(page.selected)}
         ),
-        # The group and assign forms both have "allow_seen": distinct ids.
-        "assign_form": AssignForm(auto_id="id_assign_%s"),
-        "group_form": GroupForm(candidates=group_candidates(competition)),
+        "assign_form": assign_form or AssignForm(auto_id=ASSIGN_FORM_IDS),
+        "group_form": group_form or GroupForm(candidates=group_candidates(competition)),
         # Two forms of the page have a field "file": distinct ids for their labels.
         "rubric_form": RubricUploadForm(auto_id="id_rubric_%s"),
         "marks_form": MarksUploadForm(auto_id="id_marks_%s"),
@@ -111,10 +118,9 @@ def select_systems(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @organizer_required
 def set_group(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
-    form = GroupForm(request.POST, candidates=group_candidates(competition))
 
-    def action() -> str:
-        data = form_data(form)
+    # Typed text: refused, the jury page comes back with the bound form and the error.
+    def action(data: dict) -> str:
         problem = competition.problems.filter(number=data["problem"]).first()
         if problem is None:
             raise GradingError(f"no problem {data['problem']}", field="problem")
@@ -130,17 +136,22 @@ def set_group(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         )
         return f"problem {problem.number}: jurors {', '.join(names)} in its group"
 
-    return _back(request, slug, action)
+    return post_rerender(
+        request,
+        GroupForm(request.POST, candidates=group_candidates(competition)),
+        action,
+        reverse("grading:jury", args=[slug]),
+        page=lambda form: _overview(request, competition, group_form=form),
+    )
 
 
 @require_POST
 @organizer_required
 def assign(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     competition = competition_get(slug)
-    form = AssignForm(request.POST)
 
-    def action() -> list[str]:
-        data = form_data(form)
+    # Typed text: refused, the jury page comes back with the bound form and the error.
+    def action(data: dict) -> list[str]:
         return services.jurors_assign(
             competition=competition,
             per_paper=data["per_paper"],
@@ -148,7 +159,13 @@ def assign(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             confirmed_by=request.user,
         ).lines()
 
-    return _back(request, slug, action)
+    return post_rerender(
+        request,
+        AssignForm(request.POST, auto_id=ASSIGN_FORM_IDS),
+        action,
+        reverse("grading:jury", args=[slug]),
+        page=lambda form: _overview(request, competition, assign_form=form),
+    )
 
 
 @require_http_methods(["GET", "POST"])

@@ -221,8 +221,10 @@ def test_rejecting_needs_a_reason_and_the_juror_reads_it(client, scene):
     proposal = AnswerProposal.objects.get()
     client.force_login(OrganizerFactory())
     url = reverse("puzzles:proposal_reject", args=[scene.problem.competition.slug, proposal.pk])
-    response = client.post(url, {"reason": "  "}, follow=True)
+    response = client.post(url, {"reason": "  "})
+    assert response.status_code == 422  # the key again, the error in the proposal's row
     assert "give the juror a reason" in response.content.decode()
+    assert f'id="reject-{proposal.pk}-reason_error"' in response.content.decode()
     proposal.refresh_from_db()
     assert proposal.status == "pending"
     client.post(url, {"reason": "a different word"})
@@ -237,6 +239,22 @@ def test_rejecting_needs_a_reason_and_the_juror_reads_it(client, scene):
     # Rejected, it may be proposed again.
     client.post(_propose_url(scene), {"answer": "tasorelun", "reason": "read again"})
     assert AnswerProposal.objects.filter(status="pending").count() == 1
+
+
+def test_a_rejection_typed_wrong_comes_back_with_the_reason_as_typed(client, scene):
+    client.force_login(scene.juror)
+    client.post(_propose_url(scene), {"answer": "tasorelun", "reason": "a variant"})
+    proposal = AnswerProposal.objects.get()
+    client.force_login(OrganizerFactory())
+    url = reverse("puzzles:proposal_reject", args=[scene.problem.competition.slug, proposal.pk])
+    typed = "too long a reason " * 120  # over the 2000 characters of the form
+    response = client.post(url, {"reason": typed})
+    assert response.status_code == 422
+    page = response.content.decode()
+    assert f'value="{typed}"' in page and f'id="reject-{proposal.pk}-reason_error"' in page
+    assert "at most 2000 characters" in page
+    proposal.refresh_from_db()
+    assert (proposal.status, proposal.decision_reason) == ("pending", "")
 
 
 def test_a_proposal_of_another_competition_is_refused(client, scene):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -9,7 +11,7 @@ from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from grading.models import Mark, ObservationTag, ProblemJuror, Resolution
+from grading.models import Assignment, Mark, ObservationTag, ProblemJuror, Resolution
 from tests.grading.factories import MarkFactory
 
 pytestmark = pytest.mark.django_db
@@ -30,13 +32,44 @@ def test_group_page_adds_jurors_and_refuses_strangers(organizer_client):
     response = organizer_client.post(url, {"problem": 2, "jurors": "juror4"})
     assert ProblemJuror.objects.filter(problem__number=2, juror__username="juror4").exists()
     response = organizer_client.post(url, {"problem": 2, "jurors": "nobody"})
-    # Jurors are picked from a list of accounts: a name off the list is refused.
-    assert "nobody is not one of the available choices" in _messages(response)[-1]
+    # Jurors are picked from a list of accounts: a name off the list is refused, on the
+    # jury page again (422) with the form as it was filled.
+    assert response.status_code == 422
+    errors = response.context["group_form"].errors
+    assert "nobody is not one of the available choices" in errors["jurors"].as_text()
     response = organizer_client.post(url, {"problem": 9, "jurors": "juror4"})
-    assert "no problem 9" in _messages(response)[-1]
+    assert response.status_code == 422
+    assert "no problem 9" in response.context["group_form"].errors["problem"].as_text()
+    page = response.content.decode()
+    assert 'name="problem" value="9"' in page and 'id="id_problem_error"' in page
+    assert 'value="juror4" id="id_jurors_' in page and "checked" in page
     response = organizer_client.post(url, {"problem": 2, "jurors": "juror4", "remove": "1"})
     assert "juror4 out of its group" in _messages(response)[-1]
     assert not ProblemJuror.objects.filter(problem__number=2, juror__username="juror4").exists()
+
+
+def test_group_form_typed_wrong_comes_back_with_what_was_typed(organizer_client):
+    before = set(ProblemJuror.objects.values_list("problem_id", "juror_id"))
+    url = reverse("grading:group", args=["demo"])
+    response = organizer_client.post(url, {"problem": "0", "jurors": "juror4"})
+    assert response.status_code == 422
+    page = response.content.decode()
+    assert 'name="problem" value="0"' in page
+    assert re.search(r'value="juror4" id="id_jurors_\d+" checked', page)
+    assert "greater than or equal to 1" in page and 'id="id_problem_error"' in page
+    assert set(ProblemJuror.objects.values_list("problem_id", "juror_id")) == before
+
+
+def test_assign_form_typed_wrong_comes_back_with_what_was_typed(organizer_client):
+    before = set(Assignment.objects.values_list("pk", flat=True))
+    url = reverse("grading:assign", args=["demo"])
+    response = organizer_client.post(url, {"per_paper": "25", "allow_seen": "on"})
+    assert response.status_code == 422
+    page = response.content.decode()
+    assert 'name="per_paper" value="25"' in page and 'id="id_assign_per_paper_error"' in page
+    assert "less than or equal to 20" in page
+    assert re.search(r'name="allow_seen"[^>]*id="id_assign_allow_seen"[^>]*checked', page)
+    assert set(Assignment.objects.values_list("pk", flat=True)) == before
 
 
 def test_overview_warns_of_group_members_made_organizers(organizer_client):
@@ -51,7 +84,8 @@ def test_overview_warns_of_group_members_made_organizers(organizer_client):
     response = organizer_client.post(
         reverse("grading:group", args=["demo"]), {"problem": 3, "jurors": "juror2"}
     )
-    assert "cannot grade blind: juror2" in _messages(response)[-1]
+    assert response.status_code == 422
+    assert "cannot grade blind: juror2" in response.context["group_form"].errors.as_text()
 
 
 def test_tags_page_sets_order_and_keeps_tags_in_use(organizer_client):

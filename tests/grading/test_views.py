@@ -508,10 +508,9 @@ def test_rubric_editor_errors_name_the_row_and_field(client, jury):
     assert "rubric.criteria[2], field &#x27;step&#x27;" in page
 
 
-def test_tolerance_on_a_finalized_problem_is_refused_with_a_message(client, jury):
-    """It answered 500: the service's refusal reached the user as an exception."""
-    from django.contrib.messages import get_messages
-
+def test_tolerance_on_a_finalized_problem_is_refused_on_the_sheet(client, jury):
+    """It answered 500: the service's refusal reached the user as an exception. Now the
+    sheet comes back (422) with what was typed and the refusal beside the field."""
     from grading.models import ProblemJury
 
     jury3 = ProblemJury.objects.get(problem__competition__slug="demo", problem__number=3)
@@ -519,18 +518,31 @@ def test_tolerance_on_a_finalized_problem_is_refused_with_a_message(client, jury
     before = jury3.tolerance
     chair = _login(client, "chair")
     url = reverse("grading:tolerance", args=["demo", 3])
-    response = chair.post(url, {"tolerance": "1"})
-    assert response.status_code == 302
-    assert response["Location"] == reverse("grading:sheet", args=["demo", 3])
-    [message] = list(get_messages(response.wsgi_request))
-    assert message.level_tag == "error" and "finalized" in message.message
+    response = chair.post(url, {"tolerance": "1.75"})
+    assert response.status_code == 422
+    assert response.templates[0].name == "grading/sheet.html"
+    html = response.content.decode()
+    assert 'value="1.75"' in html and "finalized" in html and 'id="id_tolerance_error"' in html
     jury3.refresh_from_db()
     assert jury3.tolerance == before
-    chair.get(response["Location"])  # the sheet shows (and so consumes) the message
-    bad = chair.post(reverse("grading:tolerance", args=["demo", 1]), {"tolerance": "x"})
-    [message] = list(get_messages(bad.wsgi_request))
-    assert bad.status_code == 302 and message.level_tag == "error"
-    assert "tolerance" in message.message.lower()
+
+
+def test_tolerance_typed_wrong_comes_back_on_the_sheet_with_the_error(client, jury):
+    from grading.models import ProblemJury
+
+    jury1 = ProblemJury.objects.get(problem__competition__slug="demo", problem__number=1)
+    before = jury1.tolerance
+    chair = _login(client, "chair")
+    bad = chair.post(reverse("grading:tolerance", args=["demo", 1]), {"tolerance": "-2.5"})
+    assert bad.status_code == 422
+    html = bad.content.decode()
+    assert 'value="-2.5"' in html
+    assert "greater than or equal to 0" in html and 'aria-invalid="true"' in html
+    jury1.refresh_from_db()
+    assert jury1.tolerance == before
+    good = chair.post(reverse("grading:tolerance", args=["demo", 1]), {"tolerance": "0.5"})
+    assert good.status_code == 302
+    assert good["Location"] == reverse("grading:sheet", args=["demo", 1])
 
 
 def test_sheet_filters_read_the_query_and_keep_their_rows():

@@ -7,7 +7,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ioleval.http import HtmxHttpRequest, form_data, post_redirect
+from ioleval.http import HtmxHttpRequest, post_rerender
 from ioleval.roles import organizer_required
 
 from ...selectors import competition_get
@@ -34,11 +34,16 @@ def techniques(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         to = reverse("puzzles:analytics_techniques", args=[slug])
         return csv_upload(request, TagsImportForm, tags_import, to=to, competition=competition)
+    return _techniques_page(request, competition)
+
+
+def _techniques_page(request: HtmxHttpRequest, competition, tag_form: TagForm | None = None):
+    """Render the techniques page; a refused tag form comes back bound, with its error."""
     page = techniques_page(competition)
     context = {
         "competition": competition,
         "page": page,
-        "tag_form": TagForm(teams=page.teams),
+        "tag_form": tag_form or TagForm(teams=page.teams),
         "form": TagsImportForm(),
     }
     return render(request, "puzzles/analytics/techniques.html", context)
@@ -49,10 +54,9 @@ def techniques(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 def techniques_tag(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Add a technique to, or remove it from, chosen runs of one team."""
     competition = competition_get(slug)
-    form = TagForm(request.POST, teams=teams_with_runs(competition))
 
-    def act() -> list[str]:
-        data = form_data(form)
+    # Typed text: refused, the page comes back with the form as filled and the error.
+    def act(data: dict) -> list[str]:
         change = runs_untag if data["action"] == REMOVE else runs_tag
         return change(
             competition=competition,
@@ -61,7 +65,13 @@ def techniques_tag(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             technique=data["technique"],
         ).lines()
 
-    return post_redirect(request, act, reverse("puzzles:analytics_techniques", args=[slug]))
+    return post_rerender(
+        request,
+        TagForm(request.POST, teams=teams_with_runs(competition)),
+        act,
+        reverse("puzzles:analytics_techniques", args=[slug]),
+        page=lambda form: _techniques_page(request, competition, form),
+    )
 
 
 @require_GET

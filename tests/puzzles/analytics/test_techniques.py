@@ -734,12 +734,30 @@ def test_tag_form_post_redirect_get(organizer_client, competition):
         ({"technique": "   "}, "This field is required"),
         ({"team": "Gamma"}, "Select a valid choice"),
     ):
-        response = organizer_client.post(url, {**post, **bad}, follow=True)
-        assert response.redirect_chain[-1][0] == page
-        assert words in response.content.decode(), bad
+        # Refused, the page comes back (422) with the form as filled and the error.
+        response = organizer_client.post(url, {**post, **bad})
+        assert response.status_code == 422, bad
+        text = response.content.decode()
+        assert words in text, bad
+        typed = {**post, **bad}
+        assert f'value="{typed["runs"]}"' in text and f'value="{typed["technique"]}"' in text
     assert len(_tags(competition)) == 2
     organizer_client.post(url, {**post, "team": "Beta", "runs": "ALL"})
     assert len(_tags(competition)) == 5
+
+
+def test_tag_form_typed_wrong_comes_back_with_what_was_typed(organizer_client, competition):
+    before = _tags(competition)
+    url = reverse("puzzles:analytics_techniques_tag", args=[competition.slug])
+    post = {"team": "Beta", "runs": "2, 9", "technique": "self consistency", "action": "add"}
+    response = organizer_client.post(url, post)
+    assert response.status_code == 422
+    text = response.content.decode()
+    assert 'value="2, 9"' in text and 'value="self consistency"' in text
+    assert '<option value="Beta" selected>' in text
+    assert "Beta has no run 9" in text and 'id="id_runs_error"' in text
+    assert _tags(competition) == before
+    assert not Technique.objects.filter(name="self consistency").exists()
 
 
 def test_tag_upload_post_redirect_get(organizer_client, competition):
