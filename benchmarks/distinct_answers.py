@@ -161,7 +161,9 @@ def _pages(args, jury, problem, task, proposed: str, checks: list[str], say) -> 
     pages: dict = {}
     pages["distinct_first_item"], _ = measure_get(client, first, args.repeats)
     pages["distinct_last_item"], _ = measure_get(client, last, args.repeats)
-    page = distinct_page(distinct_item(juror, problem.pk, task.number, 1), juror)  # what the page showed
+    page = distinct_page(
+        distinct_item(juror, problem.pk, task.number, 1), juror
+    )  # what the page showed
     if page.papers != args.papers:
         checks.append(f"the juror has {page.papers} papers of problem 1, not {args.papers}")
     organizer = OrganizerFactory(username="bench-organizer")
@@ -174,7 +176,10 @@ def _pages(args, jury, problem, task, proposed: str, checks: list[str], say) -> 
     response = staff.post(reverse("puzzles:proposal_accept", args=[SLUG, proposal.pk]))
     accept_ms = round((time.perf_counter() - t0) * 1000, 1)
     pages["after_accept"], _ = measure_get(client, first, args.repeats)
-    after = {a.text: a for a in distinct_page(distinct_item(juror, problem.pk, task.number, 1), juror).answers}
+    after = {
+        a.text: a
+        for a in distinct_page(distinct_item(juror, problem.pk, task.number, 1), juror).answers
+    }
     if response.status_code != 302 or after[proposed].em != "yes":
         checks.append(f"accepting {proposed!r} did not make it an exact match")
     labels = {

@@ -23,8 +23,8 @@ from .analysis import (
     Question,
     analyse,
 )
-from .deletions import greedy_deletions, optimal_deletion
 from .charts import max_dq_bars
+from .deletions import greedy_deletions, optimal_deletion
 from .selectors import puzzle_inputs
 from .variants import Variant, puzzle_variants
 
