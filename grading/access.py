@@ -133,16 +133,15 @@ def paper_hidden() -> Http404:
 def juror_assignment(user, code: str) -> Assignment:
     """Return the user's own assignment of the paper with this code, or 404."""
     return get_object_or_404(
-        Assignment.objects.select_related("paper__problem__competition"),
+        Assignment.objects.of(user).select_related("paper__problem__competition"),
         paper__code=code,
-        juror=user,
     )
 
 
 def pdf_paper(user, code: str) -> Paper:
     """Return the paper with this code if the user may have its PDF (its jurors, and
     organizers any paper's), or 404."""
-    own = Assignment.objects.filter(paper__code=code, juror=user)
+    own = Assignment.objects.of(user).filter(paper__code=code)
     if has_role(user, ORGANIZER) or own.exists():
         return get_object_or_404(Paper.objects.select_related("problem__competition"), code=code)
     raise paper_hidden()
@@ -152,7 +151,7 @@ def packet_problem(user, problem_id: int) -> Problem:
     """Return the problem if the user has a paper of it (their packet), 404 for no such
     problem, else 403."""
     found = get_object_or_404(Problem, pk=problem_id)
-    if not Assignment.objects.filter(paper__problem=found, juror=user).exists():
+    if not Assignment.objects.of(user).filter(paper__problem=found).exists():
         raise PermissionDenied
     return found
 
@@ -162,7 +161,7 @@ def text_paper(user, code: str) -> Paper:
     and whoever reads its threads (chairs and organizers under the chair's rule); else 404,
     or 403 with the chair's rule's reason."""
     paper = get_object_or_404(Paper.objects.select_related("problem"), code=code)
-    if not Assignment.objects.filter(paper=paper, juror=user).exists():
+    if not Assignment.objects.of(user).filter(paper=paper).exists():
         _reader_of_threads(user, paper)
     return paper
 
@@ -214,7 +213,7 @@ def thread(user, code: str, criterion_id: int, *, action: str = "") -> Thread:
     """
     paper = get_object_or_404(Paper.objects.select_related("problem__competition"), code=code)
     criterion = get_object_or_404(Criterion, pk=criterion_id, rubric__problem=paper.problem)
-    own = Assignment.objects.filter(paper=paper, juror=user).first()
+    own = Assignment.objects.of(user).filter(paper=paper).first()
     if own is None:
         _reader_of_threads(user, paper)
     elif not own.is_submitted:
@@ -258,7 +257,8 @@ def criterion_papers(user, problem_id: int, criterion_id: int, code: str = "") -
     if criterion is None:
         raise Http404("no such criterion of this problem")
     assignments = list(
-        Assignment.objects.filter(juror=user, paper__problem=found)
+        Assignment.objects.of(user)
+        .filter(paper__problem=found)
         .select_related("paper")
         .order_by("paper__code")
     )
@@ -289,9 +289,9 @@ def distinct_item(
     """Return an item of the problem (without task and item: the first item of the first
     task) for a user with papers of the problem, or 404: no paper of theirs, no such item."""
     own = list(
-        Assignment.objects.filter(juror=user, paper__problem_id=problem_id).values_list(
-            "paper__code", "paper__system_id"
-        )
+        Assignment.objects.of(user)
+        .filter(paper__problem_id=problem_id)
+        .values_list("paper__code", "paper__system_id")
     )
     if not own:
         raise Http404("no paper of yours in this problem")
@@ -314,7 +314,7 @@ def distinct_item(
 def proposal_task(user, problem_id: int, task_number: int, item_number: int) -> Task:
     """Return the task of an item the user may propose an alternative for, or 404: they
     have a paper of the problem, and the task has that item."""
-    if not Assignment.objects.filter(juror=user, paper__problem_id=problem_id).exists():
+    if not Assignment.objects.of(user).filter(paper__problem_id=problem_id).exists():
         raise Http404("no paper of yours in this problem")
     task = Task.objects.filter(problem_id=problem_id, number=task_number).first()
     if task is None or not 1 <= item_number <= task.n_items:

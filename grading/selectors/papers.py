@@ -32,7 +32,7 @@ class JurorPaper:
 def juror_papers(user) -> dict[Problem, list[JurorPaper]]:
     """Return the juror's papers grouped by problem with their progress."""
     assignments = list(
-        Assignment.objects.filter(juror=user)
+        Assignment.objects.of(user)
         .select_related("paper__problem__competition")
         .annotate(marked=Count("marks", filter=Q(marks__points__isnull=False)))
         .order_by("paper__problem__competition__slug", "paper__problem__number", "paper__code")
